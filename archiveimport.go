@@ -840,16 +840,21 @@ func (s *Service) writeArchive(ctx context.Context, owner uuid.UUID, a *Archive,
 			return err
 		}
 	}
+	var taskLinks []*ent.FarmTaskAnimalCreate
 	err = inBatches(len(a.Tasks), func(lo, hi int) error {
 		bs := make([]*ent.FarmTaskCreate, 0, hi-lo)
 		for _, t := range a.Tasks[lo:hi] {
 			bs = append(bs, c.FarmTask.Create().SetID(t.ID).SetFarmID(farmID).SetBirthEventID(t.BirthEventID).SetName(t.Name).
 				SetStatus(farmtask.Status(t.Status)).SetNillableDueDate(t.DueDate).SetProtocolVersion(t.ProtocolVersion).
-				SetStep(t.Step).AddAnimalIDs(t.AnimalIDs...).SetCreatedAt(t.CreatedAt).SetUpdatedAt(t.UpdatedAt))
+				SetStep(t.Step).SetCreatedAt(t.CreatedAt).SetUpdatedAt(t.UpdatedAt))
+			taskLinks = append(taskLinks, TaskAnimalLinks(c, farmID, t.ID, t.AnimalIDs...)...)
 		}
 		return c.FarmTask.CreateBulk(bs...).Exec(ctx)
 	})
 	if err != nil {
+		return err
+	}
+	if err := inBatches(len(taskLinks), func(lo, hi int) error { return c.FarmTaskAnimal.CreateBulk(taskLinks[lo:hi]...).Exec(ctx) }); err != nil {
 		return err
 	}
 	opts.progress("births and tasks written", len(a.BirthPreviews)+len(a.BirthEvents)+len(a.Tasks))

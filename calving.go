@@ -369,12 +369,15 @@ func (s *Service) RecordCalving(ctx context.Context, farmID uuid.UUID, in Calvin
 		// The follow-up tasks: a step without a sex is the dam's, once; a step with one is
 		// each live calf's of that sex.
 		var builders []*ent.FarmTaskCreate
+		var links []*ent.FarmTaskAnimalCreate
 		born, _ := time.Parse(time.DateOnly, in.Date)
 		for i, step := range proto.Steps {
 			due := born.AddDate(0, 0, step.OffsetDays)
 			task := func(animal uuid.UUID) *ent.FarmTaskCreate {
-				return c.FarmTask.Create().SetFarmID(farmID).SetBirthEventID(be.ID).SetName(step.Name).
-					SetDueDate(due).SetProtocolVersion(proto.Version).SetStep(i).AddAnimalIDs(animal)
+				id := uuid.New()
+				links = append(links, TaskAnimalLinks(c, farmID, id, animal)...)
+				return c.FarmTask.Create().SetID(id).SetFarmID(farmID).SetBirthEventID(be.ID).SetName(step.Name).
+					SetDueDate(due).SetProtocolVersion(proto.Version).SetStep(i)
 			}
 			if step.Sex == "" {
 				builders = append(builders, task(dam))
@@ -388,6 +391,9 @@ func (s *Service) RecordCalving(ctx context.Context, farmID uuid.UUID, in Calvin
 		}
 		if len(builders) > 0 {
 			if err := c.FarmTask.CreateBulk(builders...).Exec(ctx); err != nil {
+				return err
+			}
+			if err := c.FarmTaskAnimal.CreateBulk(links...).Exec(ctx); err != nil {
 				return err
 			}
 		}

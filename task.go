@@ -478,3 +478,14 @@ func sameDay(a, b *time.Time) bool {
 	}
 	return a.Equal(*b)
 }
+
+// TaskAnimalLinks returns the links of task taskID of farmID to the animals it is about, to be
+// created once the task is: FarmTask.animals goes through FarmTaskAnimal, whose rows name the
+// farm (docs/scaling.md), so a task's animals are never added with ent's AddAnimalIDs.
+func TaskAnimalLinks(c *ent.Client, farmID, taskID uuid.UUID, animals ...uuid.UUID) []*ent.FarmTaskAnimalCreate {
+	links := make([]*ent.FarmTaskAnimalCreate, len(animals))
+	for i, a := range animals {
+		links[i] = c.FarmTaskAnimal.Create().SetFarmTaskID(taskID).SetAnimalID(a).SetFarmID(farmID)
+	}
+	return links
+}

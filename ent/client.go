@@ -31,6 +31,7 @@ import (
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmsettings"
 	"github.com/herdbook/herdbook/ent/farmtask"
+	"github.com/herdbook/herdbook/ent/farmtaskanimal"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
@@ -100,6 +101,8 @@ type Client struct {
 	FarmSettings *FarmSettingsClient
 	// FarmTask is the client for interacting with the FarmTask builders.
 	FarmTask *FarmTaskClient
+	// FarmTaskAnimal is the client for interacting with the FarmTaskAnimal builders.
+	FarmTaskAnimal *FarmTaskAnimalClient
 	// File is the client for interacting with the File builders.
 	File *FileClient
 	// FollowUpProtocol is the client for interacting with the FollowUpProtocol builders.
@@ -186,6 +189,7 @@ func (c *Client) init() {
 	c.FarmMember = NewFarmMemberClient(c.config)
 	c.FarmSettings = NewFarmSettingsClient(c.config)
 	c.FarmTask = NewFarmTaskClient(c.config)
+	c.FarmTaskAnimal = NewFarmTaskAnimalClient(c.config)
 	c.File = NewFileClient(c.config)
 	c.FollowUpProtocol = NewFollowUpProtocolClient(c.config)
 	c.Group = NewGroupClient(c.config)
@@ -323,6 +327,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		FarmMember:             NewFarmMemberClient(cfg),
 		FarmSettings:           NewFarmSettingsClient(cfg),
 		FarmTask:               NewFarmTaskClient(cfg),
+		FarmTaskAnimal:         NewFarmTaskAnimalClient(cfg),
 		File:                   NewFileClient(cfg),
 		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
 		Group:                  NewGroupClient(cfg),
@@ -387,6 +392,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		FarmMember:             NewFarmMemberClient(cfg),
 		FarmSettings:           NewFarmSettingsClient(cfg),
 		FarmTask:               NewFarmTaskClient(cfg),
+		FarmTaskAnimal:         NewFarmTaskAnimalClient(cfg),
 		File:                   NewFileClient(cfg),
 		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
 		Group:                  NewGroupClient(cfg),
@@ -448,14 +454,14 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIKey, c.AccessToken, c.Animal, c.AuditEntry, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
-		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
-		c.FollowUpProtocol, c.Group, c.Holding, c.HoldingFarm, c.IdempotentRequest,
-		c.Medicine, c.MedicinePurchase, c.MedicineVersion, c.Message,
-		c.NoticeSubmission, c.Notification, c.NotificationPreference, c.OAuthClient,
-		c.OAuthCode, c.OAuthGrant, c.OutsideAnimal, c.Record, c.RecordItem,
-		c.RefreshToken, c.RegistryCredential, c.ScheduledEvent, c.TaskUpdate, c.Thread,
-		c.TreatmentReach, c.User, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint, c.WebhookEvent,
+		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask,
+		c.FarmTaskAnimal, c.File, c.FollowUpProtocol, c.Group, c.Holding,
+		c.HoldingFarm, c.IdempotentRequest, c.Medicine, c.MedicinePurchase,
+		c.MedicineVersion, c.Message, c.NoticeSubmission, c.Notification,
+		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant,
+		c.OutsideAnimal, c.Record, c.RecordItem, c.RefreshToken, c.RegistryCredential,
+		c.ScheduledEvent, c.TaskUpdate, c.Thread, c.TreatmentReach, c.User,
+		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Use(hooks...)
 	}
@@ -467,14 +473,14 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIKey, c.AccessToken, c.Animal, c.AuditEntry, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
-		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask, c.File,
-		c.FollowUpProtocol, c.Group, c.Holding, c.HoldingFarm, c.IdempotentRequest,
-		c.Medicine, c.MedicinePurchase, c.MedicineVersion, c.Message,
-		c.NoticeSubmission, c.Notification, c.NotificationPreference, c.OAuthClient,
-		c.OAuthCode, c.OAuthGrant, c.OutsideAnimal, c.Record, c.RecordItem,
-		c.RefreshToken, c.RegistryCredential, c.ScheduledEvent, c.TaskUpdate, c.Thread,
-		c.TreatmentReach, c.User, c.WebhookAttempt, c.WebhookDelivery,
-		c.WebhookEndpoint, c.WebhookEvent,
+		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask,
+		c.FarmTaskAnimal, c.File, c.FollowUpProtocol, c.Group, c.Holding,
+		c.HoldingFarm, c.IdempotentRequest, c.Medicine, c.MedicinePurchase,
+		c.MedicineVersion, c.Message, c.NoticeSubmission, c.Notification,
+		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant,
+		c.OutsideAnimal, c.Record, c.RecordItem, c.RefreshToken, c.RegistryCredential,
+		c.ScheduledEvent, c.TaskUpdate, c.Thread, c.TreatmentReach, c.User,
+		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -513,6 +519,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.FarmSettings.mutate(ctx, m)
 	case *FarmTaskMutation:
 		return c.FarmTask.mutate(ctx, m)
+	case *FarmTaskAnimalMutation:
+		return c.FarmTaskAnimal.mutate(ctx, m)
 	case *FileMutation:
 		return c.File.mutate(ctx, m)
 	case *FollowUpProtocolMutation:
@@ -2924,6 +2932,22 @@ func (c *FarmTaskClient) QueryAnimals(_m *FarmTask) *AnimalQuery {
 	return query
 }
 
+// QueryAnimalLinks queries the animal_links edge of a FarmTask.
+func (c *FarmTaskClient) QueryAnimalLinks(_m *FarmTask) *FarmTaskAnimalQuery {
+	query := (&FarmTaskAnimalClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(farmtask.Table, farmtask.FieldID, id),
+			sqlgraph.To(farmtaskanimal.Table, farmtaskanimal.FarmTaskColumn),
+			sqlgraph.Edge(sqlgraph.O2M, true, farmtask.AnimalLinksTable, farmtask.AnimalLinksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *FarmTaskClient) Hooks() []Hook {
 	hooks := c.hooks.FarmTask
@@ -2947,6 +2971,122 @@ func (c *FarmTaskClient) mutate(ctx context.Context, m *FarmTaskMutation) (Value
 		return (&FarmTaskDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown FarmTask mutation op: %q", m.Op())
+	}
+}
+
+// FarmTaskAnimalClient is a client for the FarmTaskAnimal schema.
+type FarmTaskAnimalClient struct {
+	config
+}
+
+// NewFarmTaskAnimalClient returns a client for the FarmTaskAnimal from the given config.
+func NewFarmTaskAnimalClient(c config) *FarmTaskAnimalClient {
+	return &FarmTaskAnimalClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `farmtaskanimal.Hooks(f(g(h())))`.
+func (c *FarmTaskAnimalClient) Use(hooks ...Hook) {
+	c.hooks.FarmTaskAnimal = append(c.hooks.FarmTaskAnimal, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `farmtaskanimal.Intercept(f(g(h())))`.
+func (c *FarmTaskAnimalClient) Intercept(interceptors ...Interceptor) {
+	c.inters.FarmTaskAnimal = append(c.inters.FarmTaskAnimal, interceptors...)
+}
+
+// Create returns a builder for creating a FarmTaskAnimal entity.
+func (c *FarmTaskAnimalClient) Create() *FarmTaskAnimalCreate {
+	mutation := newFarmTaskAnimalMutation(c.config, OpCreate)
+	return &FarmTaskAnimalCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of FarmTaskAnimal entities.
+func (c *FarmTaskAnimalClient) CreateBulk(builders ...*FarmTaskAnimalCreate) *FarmTaskAnimalCreateBulk {
+	return &FarmTaskAnimalCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FarmTaskAnimalClient) MapCreateBulk(slice any, setFunc func(*FarmTaskAnimalCreate, int)) *FarmTaskAnimalCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FarmTaskAnimalCreateBulk{err: fmt.Errorf("calling to FarmTaskAnimalClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FarmTaskAnimalCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FarmTaskAnimalCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for FarmTaskAnimal.
+func (c *FarmTaskAnimalClient) Update() *FarmTaskAnimalUpdate {
+	mutation := newFarmTaskAnimalMutation(c.config, OpUpdate)
+	return &FarmTaskAnimalUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FarmTaskAnimalClient) UpdateOne(_m *FarmTaskAnimal) *FarmTaskAnimalUpdateOne {
+	mutation := newFarmTaskAnimalMutation(c.config, OpUpdateOne)
+	mutation.farm_task = &_m.FarmTaskID
+	mutation.animal = &_m.AnimalID
+	return &FarmTaskAnimalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for FarmTaskAnimal.
+func (c *FarmTaskAnimalClient) Delete() *FarmTaskAnimalDelete {
+	mutation := newFarmTaskAnimalMutation(c.config, OpDelete)
+	return &FarmTaskAnimalDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Query returns a query builder for FarmTaskAnimal.
+func (c *FarmTaskAnimalClient) Query() *FarmTaskAnimalQuery {
+	return &FarmTaskAnimalQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFarmTaskAnimal},
+		inters: c.Interceptors(),
+	}
+}
+
+// QueryFarmTask queries the farm_task edge of a FarmTaskAnimal.
+func (c *FarmTaskAnimalClient) QueryFarmTask(_m *FarmTaskAnimal) *FarmTaskQuery {
+	return c.Query().
+		Where(farmtaskanimal.FarmTaskID(_m.FarmTaskID), farmtaskanimal.AnimalID(_m.AnimalID)).
+		QueryFarmTask()
+}
+
+// QueryAnimal queries the animal edge of a FarmTaskAnimal.
+func (c *FarmTaskAnimalClient) QueryAnimal(_m *FarmTaskAnimal) *AnimalQuery {
+	return c.Query().
+		Where(farmtaskanimal.FarmTaskID(_m.FarmTaskID), farmtaskanimal.AnimalID(_m.AnimalID)).
+		QueryAnimal()
+}
+
+// Hooks returns the client hooks.
+func (c *FarmTaskAnimalClient) Hooks() []Hook {
+	return c.hooks.FarmTaskAnimal
+}
+
+// Interceptors returns the client interceptors.
+func (c *FarmTaskAnimalClient) Interceptors() []Interceptor {
+	return c.inters.FarmTaskAnimal
+}
+
+func (c *FarmTaskAnimalClient) mutate(ctx context.Context, m *FarmTaskAnimalMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FarmTaskAnimalCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FarmTaskAnimalUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FarmTaskAnimalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FarmTaskAnimalDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown FarmTaskAnimal mutation op: %q", m.Op())
 	}
 }
 
@@ -7502,9 +7642,9 @@ type (
 	hooks struct {
 		APIKey, AccessToken, Animal, AuditEntry, BirthEvent, BirthPreview,
 		BirthSettings, BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal,
-		Farm, FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
-		Holding, HoldingFarm, IdempotentRequest, Medicine, MedicinePurchase,
-		MedicineVersion, Message, NoticeSubmission, Notification,
+		Farm, FarmMember, FarmSettings, FarmTask, FarmTaskAnimal, File,
+		FollowUpProtocol, Group, Holding, HoldingFarm, IdempotentRequest, Medicine,
+		MedicinePurchase, MedicineVersion, Message, NoticeSubmission, Notification,
 		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, OutsideAnimal,
 		Record, RecordItem, RefreshToken, RegistryCredential, ScheduledEvent,
 		TaskUpdate, Thread, TreatmentReach, User, WebhookAttempt, WebhookDelivery,
@@ -7513,9 +7653,9 @@ type (
 	inters struct {
 		APIKey, AccessToken, Animal, AuditEntry, BirthEvent, BirthPreview,
 		BirthSettings, BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal,
-		Farm, FarmMember, FarmSettings, FarmTask, File, FollowUpProtocol, Group,
-		Holding, HoldingFarm, IdempotentRequest, Medicine, MedicinePurchase,
-		MedicineVersion, Message, NoticeSubmission, Notification,
+		Farm, FarmMember, FarmSettings, FarmTask, FarmTaskAnimal, File,
+		FollowUpProtocol, Group, Holding, HoldingFarm, IdempotentRequest, Medicine,
+		MedicinePurchase, MedicineVersion, Message, NoticeSubmission, Notification,
 		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, OutsideAnimal,
 		Record, RecordItem, RefreshToken, RegistryCredential, ScheduledEvent,
 		TaskUpdate, Thread, TreatmentReach, User, WebhookAttempt, WebhookDelivery,

@@ -27,6 +27,7 @@ import (
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmsettings"
 	"github.com/herdbook/herdbook/ent/farmtask"
+	"github.com/herdbook/herdbook/ent/farmtaskanimal"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
@@ -132,6 +133,7 @@ func checkColumn(t, c string) error {
 			farmmember.Table:             farmmember.ValidColumn,
 			farmsettings.Table:           farmsettings.ValidColumn,
 			farmtask.Table:               farmtask.ValidColumn,
+			farmtaskanimal.Table:         farmtaskanimal.ValidColumn,
 			file.Table:                   file.ValidColumn,
 			followupprotocol.Table:       followupprotocol.ValidColumn,
 			group.Table:                  group.ValidColumn,

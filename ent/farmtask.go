@@ -52,13 +52,16 @@ type FarmTaskEdges struct {
 	BirthEvent *BirthEvent `json:"birth_event,omitempty"`
 	// Animals holds the value of the animals edge.
 	Animals []*Animal `json:"animals,omitempty"`
+	// AnimalLinks holds the value of the animal_links edge.
+	AnimalLinks []*FarmTaskAnimal `json:"animal_links,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 	// totalCount holds the count of the edges above.
 	totalCount [1]map[string]int
 
-	namedAnimals map[string][]*Animal
+	namedAnimals     map[string][]*Animal
+	namedAnimalLinks map[string][]*FarmTaskAnimal
 }
 
 // BirthEventOrErr returns the BirthEvent value or an error if the edge
@@ -79,6 +82,15 @@ func (e FarmTaskEdges) AnimalsOrErr() ([]*Animal, error) {
 		return e.Animals, nil
 	}
 	return nil, &NotLoadedError{edge: "animals"}
+}
+
+// AnimalLinksOrErr returns the AnimalLinks value or an error if the edge
+// was not loaded in eager-loading.
+func (e FarmTaskEdges) AnimalLinksOrErr() ([]*FarmTaskAnimal, error) {
+	if e.loadedTypes[2] {
+		return e.AnimalLinks, nil
+	}
+	return nil, &NotLoadedError{edge: "animal_links"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -199,6 +211,11 @@ func (_m *FarmTask) QueryAnimals() *AnimalQuery {
 	return NewFarmTaskClient(_m.config).QueryAnimals(_m)
 }
 
+// QueryAnimalLinks queries the "animal_links" edge of the FarmTask entity.
+func (_m *FarmTask) QueryAnimalLinks() *FarmTaskAnimalQuery {
+	return NewFarmTaskClient(_m.config).QueryAnimalLinks(_m)
+}
+
 // Update returns a builder for updating this FarmTask.
 // Note that you need to call FarmTask.Unwrap() before calling this method if this FarmTask
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -278,6 +295,30 @@ func (_m *FarmTask) appendNamedAnimals(name string, edges ...*Animal) {
 		_m.Edges.namedAnimals[name] = []*Animal{}
 	} else {
 		_m.Edges.namedAnimals[name] = append(_m.Edges.namedAnimals[name], edges...)
+	}
+}
+
+// NamedAnimalLinks returns the AnimalLinks named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *FarmTask) NamedAnimalLinks(name string) ([]*FarmTaskAnimal, error) {
+	if _m.Edges.namedAnimalLinks == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedAnimalLinks[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *FarmTask) appendNamedAnimalLinks(name string, edges ...*FarmTaskAnimal) {
+	if _m.Edges.namedAnimalLinks == nil {
+		_m.Edges.namedAnimalLinks = make(map[string][]*FarmTaskAnimal)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedAnimalLinks[name] = []*FarmTaskAnimal{}
+	} else {
+		_m.Edges.namedAnimalLinks[name] = append(_m.Edges.namedAnimalLinks[name], edges...)
 	}
 }
 

@@ -17,21 +17,24 @@ import (
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/farmtask"
+	"github.com/herdbook/herdbook/ent/farmtaskanimal"
 	"github.com/herdbook/herdbook/ent/predicate"
 )
 
 // FarmTaskQuery is the builder for querying FarmTask entities.
 type FarmTaskQuery struct {
 	config
-	ctx              *QueryContext
-	order            []farmtask.OrderOption
-	inters           []Interceptor
-	predicates       []predicate.FarmTask
-	withBirthEvent   *BirthEventQuery
-	withAnimals      *AnimalQuery
-	loadTotal        []func(context.Context, []*FarmTask) error
-	modifiers        []func(*sql.Selector)
-	withNamedAnimals map[string]*AnimalQuery
+	ctx                  *QueryContext
+	order                []farmtask.OrderOption
+	inters               []Interceptor
+	predicates           []predicate.FarmTask
+	withBirthEvent       *BirthEventQuery
+	withAnimals          *AnimalQuery
+	withAnimalLinks      *FarmTaskAnimalQuery
+	loadTotal            []func(context.Context, []*FarmTask) error
+	modifiers            []func(*sql.Selector)
+	withNamedAnimals     map[string]*AnimalQuery
+	withNamedAnimalLinks map[string]*FarmTaskAnimalQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -105,6 +108,28 @@ func (_q *FarmTaskQuery) QueryAnimals() *AnimalQuery {
 			sqlgraph.From(farmtask.Table, farmtask.FieldID, selector),
 			sqlgraph.To(animal.Table, animal.FieldID),
 			sqlgraph.Edge(sqlgraph.M2M, false, farmtask.AnimalsTable, farmtask.AnimalsPrimaryKey...),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryAnimalLinks chains the current query on the "animal_links" edge.
+func (_q *FarmTaskQuery) QueryAnimalLinks() *FarmTaskAnimalQuery {
+	query := (&FarmTaskAnimalClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(farmtask.Table, farmtask.FieldID, selector),
+			sqlgraph.To(farmtaskanimal.Table, farmtaskanimal.FarmTaskColumn),
+			sqlgraph.Edge(sqlgraph.O2M, true, farmtask.AnimalLinksTable, farmtask.AnimalLinksColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -299,13 +324,14 @@ func (_q *FarmTaskQuery) Clone() *FarmTaskQuery {
 		return nil
 	}
 	return &FarmTaskQuery{
-		config:         _q.config,
-		ctx:            _q.ctx.Clone(),
-		order:          append([]farmtask.OrderOption{}, _q.order...),
-		inters:         append([]Interceptor{}, _q.inters...),
-		predicates:     append([]predicate.FarmTask{}, _q.predicates...),
-		withBirthEvent: _q.withBirthEvent.Clone(),
-		withAnimals:    _q.withAnimals.Clone(),
+		config:          _q.config,
+		ctx:             _q.ctx.Clone(),
+		order:           append([]farmtask.OrderOption{}, _q.order...),
+		inters:          append([]Interceptor{}, _q.inters...),
+		predicates:      append([]predicate.FarmTask{}, _q.predicates...),
+		withBirthEvent:  _q.withBirthEvent.Clone(),
+		withAnimals:     _q.withAnimals.Clone(),
+		withAnimalLinks: _q.withAnimalLinks.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -331,6 +357,17 @@ func (_q *FarmTaskQuery) WithAnimals(opts ...func(*AnimalQuery)) *FarmTaskQuery 
 		opt(query)
 	}
 	_q.withAnimals = query
+	return _q
+}
+
+// WithAnimalLinks tells the query-builder to eager-load the nodes that are connected to
+// the "animal_links" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *FarmTaskQuery) WithAnimalLinks(opts ...func(*FarmTaskAnimalQuery)) *FarmTaskQuery {
+	query := (&FarmTaskAnimalClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withAnimalLinks = query
 	return _q
 }
 
@@ -412,9 +449,10 @@ func (_q *FarmTaskQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Far
 	var (
 		nodes       = []*FarmTask{}
 		_spec       = _q.querySpec()
-		loadedTypes = [2]bool{
+		loadedTypes = [3]bool{
 			_q.withBirthEvent != nil,
 			_q.withAnimals != nil,
+			_q.withAnimalLinks != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -451,10 +489,24 @@ func (_q *FarmTaskQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Far
 			return nil, err
 		}
 	}
+	if query := _q.withAnimalLinks; query != nil {
+		if err := _q.loadAnimalLinks(ctx, query, nodes,
+			func(n *FarmTask) { n.Edges.AnimalLinks = []*FarmTaskAnimal{} },
+			func(n *FarmTask, e *FarmTaskAnimal) { n.Edges.AnimalLinks = append(n.Edges.AnimalLinks, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedAnimals {
 		if err := _q.loadAnimals(ctx, query, nodes,
 			func(n *FarmTask) { n.appendNamedAnimals(name) },
 			func(n *FarmTask, e *Animal) { n.appendNamedAnimals(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedAnimalLinks {
+		if err := _q.loadAnimalLinks(ctx, query, nodes,
+			func(n *FarmTask) { n.appendNamedAnimalLinks(name) },
+			func(n *FarmTask, e *FarmTaskAnimal) { n.appendNamedAnimalLinks(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -553,6 +605,36 @@ func (_q *FarmTaskQuery) loadAnimals(ctx context.Context, query *AnimalQuery, no
 		for kn := range nodes {
 			assign(kn, n)
 		}
+	}
+	return nil
+}
+func (_q *FarmTaskQuery) loadAnimalLinks(ctx context.Context, query *FarmTaskAnimalQuery, nodes []*FarmTask, init func(*FarmTask), assign func(*FarmTask, *FarmTaskAnimal)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*FarmTask)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(farmtaskanimal.FieldFarmTaskID)
+	}
+	query.Where(predicate.FarmTaskAnimal(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(farmtask.AnimalLinksColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.FarmTaskID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "farm_task_id" returned %v for node %v`, fk, n)
+		}
+		assign(node, n)
 	}
 	return nil
 }
@@ -684,6 +766,20 @@ func (_q *FarmTaskQuery) WithNamedAnimals(name string, opts ...func(*AnimalQuery
 		_q.withNamedAnimals = make(map[string]*AnimalQuery)
 	}
 	_q.withNamedAnimals[name] = query
+	return _q
+}
+
+// WithNamedAnimalLinks tells the query-builder to eager-load the nodes that are connected to the "animal_links"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *FarmTaskQuery) WithNamedAnimalLinks(name string, opts ...func(*FarmTaskAnimalQuery)) *FarmTaskQuery {
+	query := (&FarmTaskAnimalClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedAnimalLinks == nil {
+		_q.withNamedAnimalLinks = make(map[string]*FarmTaskAnimalQuery)
+	}
+	_q.withNamedAnimalLinks[name] = query
 	return _q
 }
 

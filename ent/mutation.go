@@ -27,6 +27,7 @@ import (
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmsettings"
 	"github.com/herdbook/herdbook/ent/farmtask"
+	"github.com/herdbook/herdbook/ent/farmtaskanimal"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
@@ -86,6 +87,7 @@ const (
 	TypeFarmMember             = "FarmMember"
 	TypeFarmSettings           = "FarmSettings"
 	TypeFarmTask               = "FarmTask"
+	TypeFarmTaskAnimal         = "FarmTaskAnimal"
 	TypeFile                   = "File"
 	TypeFollowUpProtocol       = "FollowUpProtocol"
 	TypeGroup                  = "Group"
@@ -13884,6 +13886,420 @@ func (m *FarmTaskMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown FarmTask edge %s", name)
+}
+
+// FarmTaskAnimalMutation represents an operation that mutates the FarmTaskAnimal nodes in the graph.
+type FarmTaskAnimalMutation struct {
+	config
+	op               Op
+	typ              string
+	farm_id          *uuid.UUID
+	clearedFields    map[string]struct{}
+	farm_task        *uuid.UUID
+	clearedfarm_task bool
+	animal           *uuid.UUID
+	clearedanimal    bool
+	done             bool
+	oldValue         func(context.Context) (*FarmTaskAnimal, error)
+	predicates       []predicate.FarmTaskAnimal
+}
+
+var _ ent.Mutation = (*FarmTaskAnimalMutation)(nil)
+
+// farmtaskanimalOption allows management of the mutation configuration using functional options.
+type farmtaskanimalOption func(*FarmTaskAnimalMutation)
+
+// newFarmTaskAnimalMutation creates new mutation for the FarmTaskAnimal entity.
+func newFarmTaskAnimalMutation(c config, op Op, opts ...farmtaskanimalOption) *FarmTaskAnimalMutation {
+	m := &FarmTaskAnimalMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFarmTaskAnimal,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FarmTaskAnimalMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FarmTaskAnimalMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetFarmTaskID sets the "farm_task_id" field.
+func (m *FarmTaskAnimalMutation) SetFarmTaskID(u uuid.UUID) {
+	m.farm_task = &u
+}
+
+// FarmTaskID returns the value of the "farm_task_id" field in the mutation.
+func (m *FarmTaskAnimalMutation) FarmTaskID() (r uuid.UUID, exists bool) {
+	v := m.farm_task
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFarmTaskID resets all changes to the "farm_task_id" field.
+func (m *FarmTaskAnimalMutation) ResetFarmTaskID() {
+	m.farm_task = nil
+}
+
+// SetAnimalID sets the "animal_id" field.
+func (m *FarmTaskAnimalMutation) SetAnimalID(u uuid.UUID) {
+	m.animal = &u
+}
+
+// AnimalID returns the value of the "animal_id" field in the mutation.
+func (m *FarmTaskAnimalMutation) AnimalID() (r uuid.UUID, exists bool) {
+	v := m.animal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAnimalID resets all changes to the "animal_id" field.
+func (m *FarmTaskAnimalMutation) ResetAnimalID() {
+	m.animal = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *FarmTaskAnimalMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *FarmTaskAnimalMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *FarmTaskAnimalMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// ClearFarmTask clears the "farm_task" edge to the FarmTask entity.
+func (m *FarmTaskAnimalMutation) ClearFarmTask() {
+	m.clearedfarm_task = true
+	m.clearedFields[farmtaskanimal.FieldFarmTaskID] = struct{}{}
+}
+
+// FarmTaskCleared reports if the "farm_task" edge to the FarmTask entity was cleared.
+func (m *FarmTaskAnimalMutation) FarmTaskCleared() bool {
+	return m.clearedfarm_task
+}
+
+// FarmTaskIDs returns the "farm_task" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// FarmTaskID instead. It exists only for internal usage by the builders.
+func (m *FarmTaskAnimalMutation) FarmTaskIDs() (ids []uuid.UUID) {
+	if id := m.farm_task; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetFarmTask resets all changes to the "farm_task" edge.
+func (m *FarmTaskAnimalMutation) ResetFarmTask() {
+	m.farm_task = nil
+	m.clearedfarm_task = false
+}
+
+// ClearAnimal clears the "animal" edge to the Animal entity.
+func (m *FarmTaskAnimalMutation) ClearAnimal() {
+	m.clearedanimal = true
+	m.clearedFields[farmtaskanimal.FieldAnimalID] = struct{}{}
+}
+
+// AnimalCleared reports if the "animal" edge to the Animal entity was cleared.
+func (m *FarmTaskAnimalMutation) AnimalCleared() bool {
+	return m.clearedanimal
+}
+
+// AnimalIDs returns the "animal" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AnimalID instead. It exists only for internal usage by the builders.
+func (m *FarmTaskAnimalMutation) AnimalIDs() (ids []uuid.UUID) {
+	if id := m.animal; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAnimal resets all changes to the "animal" edge.
+func (m *FarmTaskAnimalMutation) ResetAnimal() {
+	m.animal = nil
+	m.clearedanimal = false
+}
+
+// Where appends a list predicates to the FarmTaskAnimalMutation builder.
+func (m *FarmTaskAnimalMutation) Where(ps ...predicate.FarmTaskAnimal) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FarmTaskAnimalMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FarmTaskAnimalMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.FarmTaskAnimal, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FarmTaskAnimalMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FarmTaskAnimalMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (FarmTaskAnimal).
+func (m *FarmTaskAnimalMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FarmTaskAnimalMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.farm_task != nil {
+		fields = append(fields, farmtaskanimal.FieldFarmTaskID)
+	}
+	if m.animal != nil {
+		fields = append(fields, farmtaskanimal.FieldAnimalID)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, farmtaskanimal.FieldFarmID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FarmTaskAnimalMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case farmtaskanimal.FieldFarmTaskID:
+		return m.FarmTaskID()
+	case farmtaskanimal.FieldAnimalID:
+		return m.AnimalID()
+	case farmtaskanimal.FieldFarmID:
+		return m.FarmID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FarmTaskAnimalMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	return nil, errors.New("edge schema FarmTaskAnimal does not support getting old values")
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FarmTaskAnimalMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case farmtaskanimal.FieldFarmTaskID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmTaskID(v)
+		return nil
+	case farmtaskanimal.FieldAnimalID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAnimalID(v)
+		return nil
+	case farmtaskanimal.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FarmTaskAnimal field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FarmTaskAnimalMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FarmTaskAnimalMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FarmTaskAnimalMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown FarmTaskAnimal numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FarmTaskAnimalMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FarmTaskAnimalMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FarmTaskAnimalMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown FarmTaskAnimal nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FarmTaskAnimalMutation) ResetField(name string) error {
+	switch name {
+	case farmtaskanimal.FieldFarmTaskID:
+		m.ResetFarmTaskID()
+		return nil
+	case farmtaskanimal.FieldAnimalID:
+		m.ResetAnimalID()
+		return nil
+	case farmtaskanimal.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	}
+	return fmt.Errorf("unknown FarmTaskAnimal field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FarmTaskAnimalMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.farm_task != nil {
+		edges = append(edges, farmtaskanimal.EdgeFarmTask)
+	}
+	if m.animal != nil {
+		edges = append(edges, farmtaskanimal.EdgeAnimal)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FarmTaskAnimalMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case farmtaskanimal.EdgeFarmTask:
+		if id := m.farm_task; id != nil {
+			return []ent.Value{*id}
+		}
+	case farmtaskanimal.EdgeAnimal:
+		if id := m.animal; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FarmTaskAnimalMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FarmTaskAnimalMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FarmTaskAnimalMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedfarm_task {
+		edges = append(edges, farmtaskanimal.EdgeFarmTask)
+	}
+	if m.clearedanimal {
+		edges = append(edges, farmtaskanimal.EdgeAnimal)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FarmTaskAnimalMutation) EdgeCleared(name string) bool {
+	switch name {
+	case farmtaskanimal.EdgeFarmTask:
+		return m.clearedfarm_task
+	case farmtaskanimal.EdgeAnimal:
+		return m.clearedanimal
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FarmTaskAnimalMutation) ClearEdge(name string) error {
+	switch name {
+	case farmtaskanimal.EdgeFarmTask:
+		m.ClearFarmTask()
+		return nil
+	case farmtaskanimal.EdgeAnimal:
+		m.ClearAnimal()
+		return nil
+	}
+	return fmt.Errorf("unknown FarmTaskAnimal unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FarmTaskAnimalMutation) ResetEdge(name string) error {
+	switch name {
+	case farmtaskanimal.EdgeFarmTask:
+		m.ResetFarmTask()
+		return nil
+	case farmtaskanimal.EdgeAnimal:
+		m.ResetAnimal()
+		return nil
+	}
+	return fmt.Errorf("unknown FarmTaskAnimal edge %s", name)
 }
 
 // FileMutation represents an operation that mutates the File nodes in the graph.

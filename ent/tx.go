@@ -44,6 +44,8 @@ type Tx struct {
 	FarmSettings *FarmSettingsClient
 	// FarmTask is the client for interacting with the FarmTask builders.
 	FarmTask *FarmTaskClient
+	// FarmTaskAnimal is the client for interacting with the FarmTaskAnimal builders.
+	FarmTaskAnimal *FarmTaskAnimalClient
 	// File is the client for interacting with the File builders.
 	File *FileClient
 	// FollowUpProtocol is the client for interacting with the FollowUpProtocol builders.
@@ -250,6 +252,7 @@ func (tx *Tx) init() {
 	tx.FarmMember = NewFarmMemberClient(tx.config)
 	tx.FarmSettings = NewFarmSettingsClient(tx.config)
 	tx.FarmTask = NewFarmTaskClient(tx.config)
+	tx.FarmTaskAnimal = NewFarmTaskAnimalClient(tx.config)
 	tx.File = NewFileClient(tx.config)
 	tx.FollowUpProtocol = NewFollowUpProtocolClient(tx.config)
 	tx.Group = NewGroupClient(tx.config)

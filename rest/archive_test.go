@@ -816,7 +816,7 @@ var archiveCarries = map[string][]string{
 	"birth_previews":      {"id", "created_at", "updated_at", "farm_id", "dam_id", "birth_date", "settings_version", "protocol_version", "evidence", "tasks", "stale", "approved_at", "birth_event_id", "created_by"},
 	"birth_events":        {"id", "created_at", "updated_at", "farm_id", "dam_id", "birth_date", "preview_id", "request_id", "settings_version", "protocol_version", "created_by"},
 	"farm_tasks":          {"id", "created_at", "updated_at", "farm_id", "name", "status", "due_date", "protocol_version", "step", "birth_event_id"},
-	"farm_task_animals":   {"farm_task_id", "animal_id"},
+	"farm_task_animals":   {"farm_task_id", "animal_id", "farm_id"},
 	"audit_entries":       {"id", "farm_id", "at", "user_id", "client_id", "action", "entity", "record_id", "record_item_id", "reason", "old_value", "new_value"},
 	// People, sessions and servers, not the herd (docs/archive.md "Who may").
 	"users": nil, "farm_members": nil, "api_keys": nil, "access_tokens": nil, "refresh_tokens": nil, "browser_sessions": nil,

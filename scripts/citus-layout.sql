@@ -19,21 +19,19 @@ SET citus.shard_count = 4;
 -- operation on a distributed table").
 SET citus.multi_shard_modify_mode = sequential;
 BEGIN;
--- 1. farm_id where it is missing, filled from the parent row. The migration
--- farm_id_beside_parents gives record_items, fact_animals, messages and webhook_attempts
--- theirs on every database; ent's join tables get theirs here.
+-- 1. farm_id where it is missing, filled from the parent row. The migrations
+-- farm_id_beside_parents (record_items, fact_animals, messages, webhook_attempts) and
+-- farm_task_animal_farm (farm_task_animals) give the others theirs on every database; ent's
+-- remaining join tables get theirs here.
 ALTER TABLE record_animals ADD COLUMN farm_id uuid;
 UPDATE record_animals x SET farm_id = r.farm_id FROM records r WHERE r.id = x.record_id;
 ALTER TABLE record_groups ADD COLUMN farm_id uuid;
 UPDATE record_groups x SET farm_id = r.farm_id FROM records r WHERE r.id = x.record_id;
 ALTER TABLE file_records ADD COLUMN farm_id uuid;
 UPDATE file_records x SET farm_id = f.farm_id FROM files f WHERE f.id = x.file_id;
-ALTER TABLE farm_task_animals ADD COLUMN farm_id uuid;
-UPDATE farm_task_animals x SET farm_id = t.farm_id FROM farm_tasks t WHERE t.id = x.farm_task_id;
 ALTER TABLE record_animals ALTER COLUMN farm_id SET NOT NULL;
 ALTER TABLE record_groups ALTER COLUMN farm_id SET NOT NULL;
 ALTER TABLE file_records ALTER COLUMN farm_id SET NOT NULL;
-ALTER TABLE farm_task_animals ALTER COLUMN farm_id SET NOT NULL;
 
 -- 2. Every foreign key between farm-scoped tables is dropped, to be made again with farm_id.
 DO $$
@@ -99,8 +97,8 @@ ALTER TABLE groups ADD CONSTRAINT groups_farms_groups FOREIGN KEY (farm_id) REFE
 ALTER TABLE records ADD CONSTRAINT records_farms_records FOREIGN KEY (farm_id) REFERENCES farms (id);
 ALTER TABLE threads ADD CONSTRAINT threads_farms_threads FOREIGN KEY (farm_id) REFERENCES farms (id);
 ALTER TABLE fact_animals ADD CONSTRAINT fact_animals_record_items_fact_animals FOREIGN KEY (record_item_id, farm_id) REFERENCES record_items (id, farm_id);
-ALTER TABLE farm_task_animals ADD CONSTRAINT farm_task_animals_animal_id FOREIGN KEY (animal_id, farm_id) REFERENCES animals (id, farm_id) ON DELETE CASCADE;
-ALTER TABLE farm_task_animals ADD CONSTRAINT farm_task_animals_farm_task_id FOREIGN KEY (farm_task_id, farm_id) REFERENCES farm_tasks (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE farm_task_animals ADD CONSTRAINT farm_task_animals_animals_animal FOREIGN KEY (animal_id, farm_id) REFERENCES animals (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE farm_task_animals ADD CONSTRAINT farm_task_animals_farm_tasks_farm_task FOREIGN KEY (farm_task_id, farm_id) REFERENCES farm_tasks (id, farm_id) ON DELETE CASCADE;
 ALTER TABLE farm_tasks ADD CONSTRAINT farm_tasks_birth_events_tasks FOREIGN KEY (birth_event_id, farm_id) REFERENCES birth_events (id, farm_id);
 ALTER TABLE file_records ADD CONSTRAINT file_records_file_id FOREIGN KEY (file_id, farm_id) REFERENCES files (id, farm_id) ON DELETE CASCADE;
 ALTER TABLE file_records ADD CONSTRAINT file_records_record_id FOREIGN KEY (record_id, farm_id) REFERENCES records (id, farm_id) ON DELETE CASCADE;

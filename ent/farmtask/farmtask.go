@@ -43,6 +43,8 @@ const (
 	EdgeBirthEvent = "birth_event"
 	// EdgeAnimals holds the string denoting the animals edge name in mutations.
 	EdgeAnimals = "animals"
+	// EdgeAnimalLinks holds the string denoting the animal_links edge name in mutations.
+	EdgeAnimalLinks = "animal_links"
 	// Table holds the table name of the farmtask in the database.
 	Table = "farm_tasks"
 	// BirthEventTable is the table that holds the birth_event relation/edge.
@@ -57,6 +59,13 @@ const (
 	// AnimalsInverseTable is the table name for the Animal entity.
 	// It exists in this package in order to avoid circular dependency with the "animal" package.
 	AnimalsInverseTable = "animals"
+	// AnimalLinksTable is the table that holds the animal_links relation/edge.
+	AnimalLinksTable = "farm_task_animals"
+	// AnimalLinksInverseTable is the table name for the FarmTaskAnimal entity.
+	// It exists in this package in order to avoid circular dependency with the "farmtaskanimal" package.
+	AnimalLinksInverseTable = "farm_task_animals"
+	// AnimalLinksColumn is the table column denoting the animal_links relation/edge.
+	AnimalLinksColumn = "farm_task_id"
 )
 
 // Columns holds all SQL columns for farmtask fields.
@@ -220,6 +229,20 @@ func ByAnimals(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newAnimalsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByAnimalLinksCount orders the results by animal_links count.
+func ByAnimalLinksCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newAnimalLinksStep(), opts...)
+	}
+}
+
+// ByAnimalLinks orders the results by animal_links terms.
+func ByAnimalLinks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newAnimalLinksStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newBirthEventStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -232,6 +255,13 @@ func newAnimalsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(AnimalsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2M, false, AnimalsTable, AnimalsPrimaryKey...),
+	)
+}
+func newAnimalLinksStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(AnimalLinksInverseTable, AnimalLinksColumn),
+		sqlgraph.Edge(sqlgraph.O2M, true, AnimalLinksTable, AnimalLinksColumn),
 	)
 }
 

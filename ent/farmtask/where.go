@@ -542,6 +542,29 @@ func HasAnimalsWith(preds ...predicate.Animal) predicate.FarmTask {
 	})
 }
 
+// HasAnimalLinks applies the HasEdge predicate on the "animal_links" edge.
+func HasAnimalLinks() predicate.FarmTask {
+	return predicate.FarmTask(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, AnimalLinksTable, AnimalLinksColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasAnimalLinksWith applies the HasEdge predicate on the "animal_links" edge with a given conditions (other predicates).
+func HasAnimalLinksWith(preds ...predicate.FarmTaskAnimal) predicate.FarmTask {
+	return predicate.FarmTask(func(s *sql.Selector) {
+		step := newAnimalLinksStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.FarmTask) predicate.FarmTask {
 	return predicate.FarmTask(sql.AndPredicates(predicates...))

@@ -189,6 +189,18 @@ func (f FarmTaskFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FarmTaskMutation", m)
 }
 
+// The FarmTaskAnimalFunc type is an adapter to allow the use of ordinary
+// function as FarmTaskAnimal mutator.
+type FarmTaskAnimalFunc func(context.Context, *ent.FarmTaskAnimalMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FarmTaskAnimalFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FarmTaskAnimalMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FarmTaskAnimalMutation", m)
+}
+
 // The FileFunc type is an adapter to allow the use of ordinary
 // function as File mutator.
 type FileFunc func(context.Context, *ent.FileMutation) (ent.Value, error)

@@ -23,6 +23,7 @@ import (
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmsettings"
 	"github.com/herdbook/herdbook/ent/farmtask"
+	"github.com/herdbook/herdbook/ent/farmtaskanimal"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
@@ -515,6 +516,33 @@ func (f TraverseFarmTask) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.FarmTaskQuery", q)
+}
+
+// The FarmTaskAnimalFunc type is an adapter to allow the use of ordinary function as a Querier.
+type FarmTaskAnimalFunc func(context.Context, *ent.FarmTaskAnimalQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f FarmTaskAnimalFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.FarmTaskAnimalQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.FarmTaskAnimalQuery", q)
+}
+
+// The TraverseFarmTaskAnimal type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseFarmTaskAnimal func(context.Context, *ent.FarmTaskAnimalQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseFarmTaskAnimal) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseFarmTaskAnimal) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FarmTaskAnimalQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.FarmTaskAnimalQuery", q)
 }
 
 // The FileFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1360,6 +1388,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.FarmSettingsQuery, predicate.FarmSettings, farmsettings.OrderOption]{typ: ent.TypeFarmSettings, tq: q}, nil
 	case *ent.FarmTaskQuery:
 		return &query[*ent.FarmTaskQuery, predicate.FarmTask, farmtask.OrderOption]{typ: ent.TypeFarmTask, tq: q}, nil
+	case *ent.FarmTaskAnimalQuery:
+		return &query[*ent.FarmTaskAnimalQuery, predicate.FarmTaskAnimal, farmtaskanimal.OrderOption]{typ: ent.TypeFarmTaskAnimal, tq: q}, nil
 	case *ent.FileQuery:
 		return &query[*ent.FileQuery, predicate.File, file.OrderOption]{typ: ent.TypeFile, tq: q}, nil
 	case *ent.FollowUpProtocolQuery:

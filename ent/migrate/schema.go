@@ -552,6 +552,32 @@ var (
 			},
 		},
 	}
+	// FarmTaskAnimalsColumns holds the columns for the "farm_task_animals" table.
+	FarmTaskAnimalsColumns = []*schema.Column{
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "farm_task_id", Type: field.TypeUUID},
+		{Name: "animal_id", Type: field.TypeUUID},
+	}
+	// FarmTaskAnimalsTable holds the schema information for the "farm_task_animals" table.
+	FarmTaskAnimalsTable = &schema.Table{
+		Name:       "farm_task_animals",
+		Columns:    FarmTaskAnimalsColumns,
+		PrimaryKey: []*schema.Column{FarmTaskAnimalsColumns[1], FarmTaskAnimalsColumns[2]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "farm_task_animals_farm_tasks_farm_task",
+				Columns:    []*schema.Column{FarmTaskAnimalsColumns[1]},
+				RefColumns: []*schema.Column{FarmTasksColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "farm_task_animals_animals_animal",
+				Columns:    []*schema.Column{FarmTaskAnimalsColumns[2]},
+				RefColumns: []*schema.Column{AnimalsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+	}
 	// FilesColumns holds the columns for the "files" table.
 	FilesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1628,31 +1654,6 @@ var (
 			},
 		},
 	}
-	// FarmTaskAnimalsColumns holds the columns for the "farm_task_animals" table.
-	FarmTaskAnimalsColumns = []*schema.Column{
-		{Name: "farm_task_id", Type: field.TypeUUID},
-		{Name: "animal_id", Type: field.TypeUUID},
-	}
-	// FarmTaskAnimalsTable holds the schema information for the "farm_task_animals" table.
-	FarmTaskAnimalsTable = &schema.Table{
-		Name:       "farm_task_animals",
-		Columns:    FarmTaskAnimalsColumns,
-		PrimaryKey: []*schema.Column{FarmTaskAnimalsColumns[0], FarmTaskAnimalsColumns[1]},
-		ForeignKeys: []*schema.ForeignKey{
-			{
-				Symbol:     "farm_task_animals_farm_task_id",
-				Columns:    []*schema.Column{FarmTaskAnimalsColumns[0]},
-				RefColumns: []*schema.Column{FarmTasksColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-			{
-				Symbol:     "farm_task_animals_animal_id",
-				Columns:    []*schema.Column{FarmTaskAnimalsColumns[1]},
-				RefColumns: []*schema.Column{AnimalsColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-		},
-	}
 	// FileRecordsColumns holds the columns for the "file_records" table.
 	FileRecordsColumns = []*schema.Column{
 		{Name: "file_id", Type: field.TypeUUID},
@@ -1745,6 +1746,7 @@ var (
 		FarmMembersTable,
 		FarmSettingsTable,
 		FarmTasksTable,
+		FarmTaskAnimalsTable,
 		FilesTable,
 		FollowUpProtocolsTable,
 		GroupsTable,
@@ -1775,7 +1777,6 @@ var (
 		WebhookDeliveriesTable,
 		WebhookEndpointsTable,
 		WebhookEventsTable,
-		FarmTaskAnimalsTable,
 		FileRecordsTable,
 		RecordAnimalsTable,
 		RecordGroupsTable,
@@ -1796,6 +1797,8 @@ func init() {
 	FarmMembersTable.ForeignKeys[0].RefTable = FarmsTable
 	FarmMembersTable.ForeignKeys[1].RefTable = UsersTable
 	FarmTasksTable.ForeignKeys[0].RefTable = BirthEventsTable
+	FarmTaskAnimalsTable.ForeignKeys[0].RefTable = FarmTasksTable
+	FarmTaskAnimalsTable.ForeignKeys[1].RefTable = AnimalsTable
 	FilesTable.ForeignKeys[0].RefTable = FarmsTable
 	GroupsTable.ForeignKeys[0].RefTable = FarmsTable
 	HoldingFarmsTable.ForeignKeys[0].RefTable = HoldingsTable
@@ -1815,8 +1818,6 @@ func init() {
 	WebhookAttemptsTable.ForeignKeys[0].RefTable = WebhookDeliveriesTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = WebhookEndpointsTable
 	WebhookDeliveriesTable.ForeignKeys[1].RefTable = WebhookEventsTable
-	FarmTaskAnimalsTable.ForeignKeys[0].RefTable = FarmTasksTable
-	FarmTaskAnimalsTable.ForeignKeys[1].RefTable = AnimalsTable
 	FileRecordsTable.ForeignKeys[0].RefTable = FilesTable
 	FileRecordsTable.ForeignKeys[1].RefTable = RecordsTable
 	RecordAnimalsTable.ForeignKeys[0].RefTable = RecordsTable

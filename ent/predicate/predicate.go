@@ -51,6 +51,9 @@ type FarmSettings func(*sql.Selector)
 // FarmTask is the predicate function for farmtask builders.
 type FarmTask func(*sql.Selector)
 
+// FarmTaskAnimal is the predicate function for farmtaskanimal builders.
+type FarmTaskAnimal func(*sql.Selector)
+
 // File is the predicate function for file builders.
 type File func(*sql.Selector)
 

@@ -3,6 +3,7 @@ package schema
 import (
 	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -182,7 +183,8 @@ func (FarmTask) Edges() []ent.Edge {
 			Comment("The birth the task follows up."),
 		// The graph's FollowUpTask.animals is hand-written (graph/birth.graphqls): it reads the
 		// animals the task list loaded with the page, deleted ones included.
-		edge.To("animals", Animal.Type).Annotations(entgql.Skip()),
+		// Through FarmTaskAnimal, so that each link names its farm (docs/scaling.md).
+		edge.To("animals", Animal.Type).Through("animal_links", FarmTaskAnimal.Type).Annotations(entgql.Skip()),
 	}
 }
 
@@ -195,6 +197,34 @@ func (FarmTask) Indexes() []ent.Index {
 func (FarmTask) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.Type("FollowUpTask"), entgql.RelayConnection(), entgql.Skip(entgql.SkipWhereInput, entgql.SkipOrderField),
 		schema.Comment("A follow-up task of an approved birth, made from a step of the farm's follow-up protocol.")}
+}
+
+// FarmTaskAnimal links a follow-up task to an animal it is about (FarmTask.animals), with the
+// task's farm: the key a Citus cluster keeps a farm's rows together by (docs/scaling.md).
+type FarmTaskAnimal struct{ ent.Schema }
+
+// Annotations of the FarmTaskAnimal: keyed by the task and the animal, as ent's join table was.
+func (FarmTaskAnimal) Annotations() []schema.Annotation {
+	return []schema.Annotation{field.ID("farm_task_id", "animal_id"), entgql.Skip(entgql.SkipAll)}
+}
+
+// Fields of the FarmTaskAnimal.
+func (FarmTaskAnimal) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("farm_task_id", uuid.UUID{}).Immutable(),
+		field.UUID("animal_id", uuid.UUID{}).Immutable(),
+		field.UUID("farm_id", uuid.UUID{}).Immutable(),
+	}
+}
+
+// Edges of the FarmTaskAnimal: a link goes with its task or its animal.
+func (FarmTaskAnimal) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("farm_task", FarmTask.Type).Unique().Required().Immutable().Field("farm_task_id").
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("animal", Animal.Type).Unique().Required().Immutable().Field("animal_id").
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+	}
 }
 
 // TaskUpdate remembers the answer to a farm-task update made with a request id, so that a

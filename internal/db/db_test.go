@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/herdbook/herdbook/ent/factanimal"
+	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/migrate/migrations"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/evidence"
@@ -634,6 +635,59 @@ func TestUniqueKeysCarryFarmMigration(t *testing.T) {
 				if _, err := d.SQL.ExecContext(ctx, q); err == nil {
 					t.Errorf("a second row was stored: %s", q)
 				}
+			}
+		})
+	}
+}
+
+// TestFarmTaskAnimalFarmMigration applies the migration that makes FarmTask.animals go through
+// FarmTaskAnimal, whose links name the task's farm (docs/scaling.md), over links of two farms'
+// tasks written before it: each link gets its task's farm, the tasks still load their
+// animals, and deleting a task still takes its links with it.
+func TestFarmTaskAnimalFarmMigration(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			ctx := context.Background()
+			d := migratedBefore(t, dia, "_farm_task_animal_farm.sql")
+			const ts = "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP"
+			for _, f := range []string{"1", "2"} {
+				farm := "f0000000-0000-4000-8000-00000000000" + f
+				for _, q := range []string{
+					"INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('" + farm + "', " + ts + ", true, 'F" + f + "', 'CATTLE')",
+					"INSERT INTO animals (id, created_at, updated_at, is_active, tag, farm_id) VALUES ('a0000000-0000-4000-8000-00000000000" + f + "', " + ts + ", true, 'T" + f + "', '" + farm + "')",
+					"INSERT INTO birth_events (id, created_at, updated_at, farm_id, dam_id, birth_date, preview_id, request_id, settings_version, protocol_version) VALUES ('b0000000-0000-4000-8000-00000000000" + f + "', " + ts + ", '" + farm + "', 'a0000000-0000-4000-8000-00000000000" + f + "', '2026-03-01', 'c0000000-0000-4000-8000-00000000000" + f + "', 'r" + f + "', 0, 1)",
+					"INSERT INTO farm_tasks (id, created_at, updated_at, farm_id, name, status, protocol_version, step, birth_event_id) VALUES ('d0000000-0000-4000-8000-00000000000" + f + "', " + ts + ", '" + farm + "', 'Tag the calf', 'TODO', 1, 0, 'b0000000-0000-4000-8000-00000000000" + f + "')",
+					"INSERT INTO farm_task_animals (farm_task_id, animal_id) VALUES ('d0000000-0000-4000-8000-00000000000" + f + "', 'a0000000-0000-4000-8000-00000000000" + f + "')",
+				} {
+					if _, err := d.SQL.ExecContext(ctx, q); err != nil {
+						t.Fatalf("%s: %v", q, err)
+					}
+				}
+			}
+			if _, err := d.Migrate(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			links := d.Client.FarmTaskAnimal.Query().AllX(ctx)
+			if len(links) != 2 {
+				t.Fatalf("%d links after the migration, want 2", len(links))
+			}
+			want := map[string]string{
+				"d0000000-0000-4000-8000-000000000001": "f0000000-0000-4000-8000-000000000001",
+				"d0000000-0000-4000-8000-000000000002": "f0000000-0000-4000-8000-000000000002",
+			}
+			for _, l := range links {
+				if want[l.FarmTaskID.String()] != l.FarmID.String() {
+					t.Errorf("link of task %s has farm %s, want %s", l.FarmTaskID, l.FarmID, want[l.FarmTaskID.String()])
+				}
+			}
+			task := d.Client.FarmTask.Query().Where(farmtask.ID(uuid.MustParse("d0000000-0000-4000-8000-000000000002"))).WithAnimals().OnlyX(ctx)
+			if len(task.Edges.Animals) != 1 || task.Edges.Animals[0].Tag != "T2" {
+				t.Fatalf("task's animals after the migration: %v", task.Edges.Animals)
+			}
+			d.Client.FarmTask.DeleteOneID(task.ID).ExecX(ctx)
+			if n := d.Client.FarmTaskAnimal.Query().CountX(ctx); n != 1 {
+				t.Errorf("%d links after deleting a task, want 1", n)
 			}
 		})
 	}

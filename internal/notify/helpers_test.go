@@ -228,12 +228,22 @@ func mustTasks(tb testing.TB, c *ent.Client, farmID uuid.UUID, name string, day 
 		for done := 0; done < n; {
 			k := min(n-done, 200)
 			b := make([]*ent.FarmTaskCreate, k)
+			var links []*ent.FarmTaskAnimalCreate
 			for i := range b {
-				b[i] = c.FarmTask.Create().SetFarmID(farmID).SetBirthEventID(ev.ID).SetName(name).SetDueDate(day).
-					SetProtocolVersion(0).SetStep(done + i).AddAnimalIDs(animals...)
+				id := uuid.New()
+				b[i] = c.FarmTask.Create().SetID(id).SetFarmID(farmID).SetBirthEventID(ev.ID).SetName(name).SetDueDate(day).
+					SetProtocolVersion(0).SetStep(done + i)
+				for _, a := range animals {
+					links = append(links, c.FarmTaskAnimal.Create().SetFarmTaskID(id).SetAnimalID(a).SetFarmID(farmID))
+				}
 			}
 			if err := c.FarmTask.CreateBulk(b...).Exec(ctx); err != nil {
 				return err
+			}
+			if len(links) > 0 {
+				if err := c.FarmTaskAnimal.CreateBulk(links...).Exec(ctx); err != nil {
+					return err
+				}
 			}
 			done += k
 		}
