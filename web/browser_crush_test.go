@@ -462,9 +462,11 @@ func TestCrushInBrowser(t *testing.T) {
 			b.waitText(t, "#weigh-status", "Nothing to save")
 			b.waitText(t, "#weigh-animal", "C-2")
 			// Her card again: the note written at the crush is the newest.
+			// Cancelled, the EID field has her code selected: a wedge reader's next code
+			// replaces it.
 			b.click(t, "#weigh-animal button")
-			b.set(t, "#weigh-eid", "982000123456789")
-			b.click(t, "#weigh-find")
+			b.poll(t, "the focus in the EID field, its code selected", `document.activeElement.id === 'weigh-eid' && document.activeElement.selectionEnd - document.activeElement.selectionStart === 15`)
+			b.press(t, "982000123456789", kb.Enter)
 			b.waitText(t, "#weigh-animal", "C-1")
 			b.waitText(t, "#card-notes li:first-child", "Swollen knee")
 			// Her page's timeline has the note, named and with its text.

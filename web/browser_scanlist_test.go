@@ -201,6 +201,10 @@ func TestScanListInBrowser(t *testing.T) {
 			// Scanned by its tag, the same animal is refused too.
 			b.press(t, "S-1", kb.Enter)
 			b.waitText(t, "#move-scan-status", "S-1: already in the list")
+			// The reader connected on Treat feeds Move's list as well.
+			b.waitText(t, "#device-reader-status", "Reader: connected")
+			b.eval(t, `window.__serial.send(0, ['982000123450002\r\n'])`)
+			b.waitText(t, "#move-scan-status", "S-2: already in the list")
 			if got := members(); got != "" {
 				t.Fatalf("before Save the group holds %q", got)
 			}

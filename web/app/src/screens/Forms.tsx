@@ -108,7 +108,9 @@ export function Weigh({ farmID }: { farmID: string }) {
   // The code of the animal in the crush: panel readers send it again and again while it
   // stands in their field, which must neither clear a weight typed nor weigh it twice.
   const held = useRef('');
-  useEffect(() => { (animal ? kg : eid).current?.focus(); }, [animal]);
+  // Back in the EID field (after a cancel, say), its last code is selected: the next code a
+  // wedge reader types replaces it instead of being appended to it.
+  useEffect(() => { if (animal) kg.current?.focus(); else { eid.current?.focus(); eid.current?.select(); } }, [animal]);
   // Another animal in the crush: the draft and the note were the last one's.
   useEffect(() => { written.current.clear(); setDraft(''); setNote(''); }, [animal?.id]);
 
