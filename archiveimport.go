@@ -732,17 +732,21 @@ func (s *Service) writeArchive(ctx context.Context, owner uuid.UUID, a *Archive,
 	opts.progress("medicines written", len(a.Medicines)+len(a.MedicineVersions)+len(a.MedicinePurchases))
 	err = inBatches(len(a.Records), func(lo, hi int) error {
 		bs := make([]*ent.RecordCreate, 0, hi-lo)
+		var links RecordLinks
 		for _, r := range a.Records[lo:hi] {
 			b := r.ArchiveBook
+			links.Add(c, farmID, r.ID, r.AnimalIDs, r.GroupIDs)
 			bs = append(bs, c.Record.Create().SetID(r.ID).SetFarmID(farmID).SetType(record.Type(r.Type)).SetName(r.Name).
 				SetNillableDescription(r.Description).SetAppliedAt(r.AppliedAt).SetAcknowledgeWithdrawal(r.AcknowledgeWithdrawal).
-				AddAnimalIDs(r.AnimalIDs...).AddGroupIDs(r.GroupIDs...).
 				SetIsActive(b.IsActive).SetRecordedAt(b.RecordedAt).SetNillableRecordedByUserID(b.RecordedByUserID).
 				SetNillableRecordedByClientID(b.RecordedByClientID).SetNillableVoidedAt(b.VoidedAt).SetNillableVoidedByUserID(b.VoidedByUserID).
 				SetNillableVoidedByClientID(b.VoidedByClientID).SetNillableVoidReason(b.VoidReason).SetNillableAmendsID(b.AmendsID).
 				SetNillableSupersededByID(b.SupersededByID).SetCreatedAt(r.CreatedAt).SetUpdatedAt(r.UpdatedAt))
 		}
-		return c.Record.CreateBulk(bs...).Exec(ctx)
+		if err := c.Record.CreateBulk(bs...).Exec(ctx); err != nil {
+			return err
+		}
+		return links.Save(ctx, c)
 	})
 	if err != nil {
 		return err

@@ -871,6 +871,7 @@ func (s *Service) writeImport(ctx context.Context, farmID uuid.UUID, plan *impor
 	for start := 0; start < len(plan.rows); start += importBatch {
 		batch := plan.rows[start:min(start+importBatch, len(plan.rows))]
 		var records []*ent.RecordCreate
+		var links RecordLinks
 		var items []*ent.RecordItemCreate
 		var itemIDs []uuid.UUID
 		var facts []*evidence.Fact
@@ -881,7 +882,8 @@ func (s *Service) writeImport(ctx context.Context, farmID uuid.UUID, plan *impor
 			}
 			recID := newID()
 			records = append(records, c.Record.Create().SetID(recID).SetFarmID(farmID).SetName("Register import: "+r.tag).
-				SetType(record.TypeGENETIC).SetAppliedAt(now).AddAnimalIDs(r.id))
+				SetType(record.TypeGENETIC).SetAppliedAt(now))
+			links.Add(c, farmID, recID, []uuid.UUID{r.id}, nil)
 			for i := range ch.facts {
 				f := &ch.facts[i]
 				id, name := newID(), "Register: "+strings.ReplaceAll(string(f.Kind), "_", " ")
@@ -896,6 +898,9 @@ func (s *Service) writeImport(ctx context.Context, farmID uuid.UUID, plan *impor
 		}
 		if len(records) > 0 {
 			if err := c.Record.CreateBulk(records...).Exec(ctx); err != nil {
+				return err
+			}
+			if err := links.Save(ctx, c); err != nil {
 				return err
 			}
 		}

@@ -17,6 +17,8 @@ import (
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recordanimal"
+	"github.com/herdbook/herdbook/ent/recordgroup"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/evidence"
@@ -227,10 +229,13 @@ func (s *Service) CreateRecord(ctx context.Context, farmID uuid.UUID, in RecordI
 			SetAppliedAt(in.AppliedAt.UTC()).
 			SetNillableDescription(in.Description).
 			SetAcknowledgeWithdrawal(in.AcknowledgeWithdrawal).
-			AddAnimalIDs(animals...).
-			AddGroupIDs(groups...).
 			Save(ctx)
 		if err != nil {
+			return err
+		}
+		var links RecordLinks
+		links.Add(s.Client(ctx), farmID, r.ID, animals, groups)
+		if err := links.Save(ctx, s.Client(ctx)); err != nil {
 			return err
 		}
 		if err := s.createItems(ctx, farmID, r.ID, in.Items, facts); err != nil {
@@ -506,7 +511,7 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 			r = old
 			return nil
 		}
-		u := old.Update().AddAnimalIDs(animals...).AddGroupIDs(groups...)
+		u := old.Update()
 		if p.Name != nil {
 			u.SetName(strings.TrimSpace(*p.Name))
 		}
@@ -527,6 +532,11 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 			}
 		}
 		if r, err = u.Save(ctx); err != nil {
+			return err
+		}
+		var links RecordLinks
+		links.Add(s.Client(ctx), farmID, id, animals, groups)
+		if err := links.Save(ctx, s.Client(ctx)); err != nil {
 			return err
 		}
 		if err := s.createItems(ctx, farmID, id, p.Items, facts); err != nil {
@@ -594,4 +604,46 @@ func factEntities(items []RecordItemInput) (animals, groups []uuid.UUID) {
 		}
 	}
 	return dedupe(animals), dedupe(groups)
+}
+
+// RecordLinks collects links of records to the animals and groups they apply to, each naming
+// the record's farm (docs/scaling.md). Record.animals and Record.groups go through RecordAnimal
+// and RecordGroup, whose rows ent's AddAnimalIDs and AddGroupIDs cannot give a farm, so a
+// record's animals and groups are always linked with RecordLinks, once the record exists.
+type RecordLinks struct {
+	animals []*ent.RecordAnimalCreate
+	groups  []*ent.RecordGroupCreate
+}
+
+// Add links record recordID of farmID to animals and groups.
+func (l *RecordLinks) Add(c *ent.Client, farmID, recordID uuid.UUID, animals, groups []uuid.UUID) {
+	for _, a := range animals {
+		l.animals = append(l.animals, c.RecordAnimal.Create().SetRecordID(recordID).SetAnimalID(a).SetFarmID(farmID))
+	}
+	for _, g := range groups {
+		l.groups = append(l.groups, c.RecordGroup.Create().SetRecordID(recordID).SetGroupID(g).SetFarmID(farmID))
+	}
+}
+
+// recordLinkBatch keeps each bulk insert of links far below the statement parameter limits of
+// both databases (three parameters a row).
+const recordLinkBatch = 1000
+
+// Save writes the links collected, in bulk; a link that exists already is kept as it is (a
+// record update adds its animals and groups to those it has).
+func (l *RecordLinks) Save(ctx context.Context, c *ent.Client) error {
+	for lo := 0; lo < len(l.animals); lo += recordLinkBatch {
+		if err := c.RecordAnimal.CreateBulk(l.animals[lo:min(lo+recordLinkBatch, len(l.animals))]...).
+			OnConflictColumns(recordanimal.FieldRecordID, recordanimal.FieldAnimalID).DoNothing().Exec(ctx); err != nil {
+			return err
+		}
+	}
+	for lo := 0; lo < len(l.groups); lo += recordLinkBatch {
+		if err := c.RecordGroup.CreateBulk(l.groups[lo:min(lo+recordLinkBatch, len(l.groups))]...).
+			OnConflictColumns(recordgroup.FieldRecordID, recordgroup.FieldGroupID).DoNothing().Exec(ctx); err != nil {
+			return err
+		}
+	}
+	l.animals, l.groups = nil, nil
+	return nil
 }

@@ -872,6 +872,7 @@ func (s *Service) insertFacts(ctx context.Context, farmID uuid.UUID, facts []evi
 	for lo := 0; lo < len(facts); lo += factBatch {
 		hi := min(lo+factBatch, len(facts))
 		recs := make([]*ent.RecordCreate, 0, hi-lo)
+		var links RecordLinks
 		items := make([]RecordItemInput, 0, hi-lo)
 		recIDs := make([]uuid.UUID, 0, hi-lo)
 		for i := lo; i < hi; i++ {
@@ -907,10 +908,14 @@ func (s *Service) insertFacts(ctx context.Context, farmID uuid.UUID, facts []evi
 			id := uuid.New()
 			recIDs = append(recIDs, id)
 			recs = append(recs, c.Record.Create().SetID(id).SetFarmID(farmID).SetName(name).SetType(typ).
-				SetAppliedAt(applied).SetAcknowledgeWithdrawal(acknowledged).AddAnimalIDs(animals...).AddGroupIDs(groups...))
+				SetAppliedAt(applied).SetAcknowledgeWithdrawal(acknowledged))
+			links.Add(c, farmID, id, animals, groups)
 			items = append(items, RecordItemInput{Name: &name, Metadata: factMetadata(f)})
 		}
 		if err := c.Record.CreateBulk(recs...).Exec(ctx); err != nil {
+			return err
+		}
+		if err := links.Save(ctx, c); err != nil {
 			return err
 		}
 		if err := s.createFactItems(ctx, farmID, recIDs, items, ptrs[lo:hi]); err != nil {

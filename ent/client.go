@@ -50,6 +50,8 @@ import (
 	"github.com/herdbook/herdbook/ent/oauthgrant"
 	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recordanimal"
+	"github.com/herdbook/herdbook/ent/recordgroup"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
 	"github.com/herdbook/herdbook/ent/registrycredential"
@@ -139,6 +141,10 @@ type Client struct {
 	OutsideAnimal *OutsideAnimalClient
 	// Record is the client for interacting with the Record builders.
 	Record *RecordClient
+	// RecordAnimal is the client for interacting with the RecordAnimal builders.
+	RecordAnimal *RecordAnimalClient
+	// RecordGroup is the client for interacting with the RecordGroup builders.
+	RecordGroup *RecordGroupClient
 	// RecordItem is the client for interacting with the RecordItem builders.
 	RecordItem *RecordItemClient
 	// RefreshToken is the client for interacting with the RefreshToken builders.
@@ -208,6 +214,8 @@ func (c *Client) init() {
 	c.OAuthGrant = NewOAuthGrantClient(c.config)
 	c.OutsideAnimal = NewOutsideAnimalClient(c.config)
 	c.Record = NewRecordClient(c.config)
+	c.RecordAnimal = NewRecordAnimalClient(c.config)
+	c.RecordGroup = NewRecordGroupClient(c.config)
 	c.RecordItem = NewRecordItemClient(c.config)
 	c.RefreshToken = NewRefreshTokenClient(c.config)
 	c.RegistryCredential = NewRegistryCredentialClient(c.config)
@@ -346,6 +354,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OAuthGrant:             NewOAuthGrantClient(cfg),
 		OutsideAnimal:          NewOutsideAnimalClient(cfg),
 		Record:                 NewRecordClient(cfg),
+		RecordAnimal:           NewRecordAnimalClient(cfg),
+		RecordGroup:            NewRecordGroupClient(cfg),
 		RecordItem:             NewRecordItemClient(cfg),
 		RefreshToken:           NewRefreshTokenClient(cfg),
 		RegistryCredential:     NewRegistryCredentialClient(cfg),
@@ -411,6 +421,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OAuthGrant:             NewOAuthGrantClient(cfg),
 		OutsideAnimal:          NewOutsideAnimalClient(cfg),
 		Record:                 NewRecordClient(cfg),
+		RecordAnimal:           NewRecordAnimalClient(cfg),
+		RecordGroup:            NewRecordGroupClient(cfg),
 		RecordItem:             NewRecordItemClient(cfg),
 		RefreshToken:           NewRefreshTokenClient(cfg),
 		RegistryCredential:     NewRegistryCredentialClient(cfg),
@@ -459,9 +471,10 @@ func (c *Client) Use(hooks ...Hook) {
 		c.HoldingFarm, c.IdempotentRequest, c.Medicine, c.MedicinePurchase,
 		c.MedicineVersion, c.Message, c.NoticeSubmission, c.Notification,
 		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant,
-		c.OutsideAnimal, c.Record, c.RecordItem, c.RefreshToken, c.RegistryCredential,
-		c.ScheduledEvent, c.TaskUpdate, c.Thread, c.TreatmentReach, c.User,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.OutsideAnimal, c.Record, c.RecordAnimal, c.RecordGroup, c.RecordItem,
+		c.RefreshToken, c.RegistryCredential, c.ScheduledEvent, c.TaskUpdate, c.Thread,
+		c.TreatmentReach, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Use(hooks...)
 	}
@@ -478,9 +491,10 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.HoldingFarm, c.IdempotentRequest, c.Medicine, c.MedicinePurchase,
 		c.MedicineVersion, c.Message, c.NoticeSubmission, c.Notification,
 		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant,
-		c.OutsideAnimal, c.Record, c.RecordItem, c.RefreshToken, c.RegistryCredential,
-		c.ScheduledEvent, c.TaskUpdate, c.Thread, c.TreatmentReach, c.User,
-		c.WebhookAttempt, c.WebhookDelivery, c.WebhookEndpoint, c.WebhookEvent,
+		c.OutsideAnimal, c.Record, c.RecordAnimal, c.RecordGroup, c.RecordItem,
+		c.RefreshToken, c.RegistryCredential, c.ScheduledEvent, c.TaskUpdate, c.Thread,
+		c.TreatmentReach, c.User, c.WebhookAttempt, c.WebhookDelivery,
+		c.WebhookEndpoint, c.WebhookEvent,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -557,6 +571,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.OutsideAnimal.mutate(ctx, m)
 	case *RecordMutation:
 		return c.Record.mutate(ctx, m)
+	case *RecordAnimalMutation:
+		return c.RecordAnimal.mutate(ctx, m)
+	case *RecordGroupMutation:
+		return c.RecordGroup.mutate(ctx, m)
 	case *RecordItemMutation:
 		return c.RecordItem.mutate(ctx, m)
 	case *RefreshTokenMutation:
@@ -5754,6 +5772,38 @@ func (c *RecordClient) QueryFiles(_m *Record) *FileQuery {
 	return query
 }
 
+// QueryAnimalLinks queries the animal_links edge of a Record.
+func (c *RecordClient) QueryAnimalLinks(_m *Record) *RecordAnimalQuery {
+	query := (&RecordAnimalClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(record.Table, record.FieldID, id),
+			sqlgraph.To(recordanimal.Table, recordanimal.RecordColumn),
+			sqlgraph.Edge(sqlgraph.O2M, true, record.AnimalLinksTable, record.AnimalLinksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryGroupLinks queries the group_links edge of a Record.
+func (c *RecordClient) QueryGroupLinks(_m *Record) *RecordGroupQuery {
+	query := (&RecordGroupClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(record.Table, record.FieldID, id),
+			sqlgraph.To(recordgroup.Table, recordgroup.RecordColumn),
+			sqlgraph.Edge(sqlgraph.O2M, true, record.GroupLinksTable, record.GroupLinksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *RecordClient) Hooks() []Hook {
 	hooks := c.hooks.Record
@@ -5778,6 +5828,238 @@ func (c *RecordClient) mutate(ctx context.Context, m *RecordMutation) (Value, er
 		return (&RecordDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Record mutation op: %q", m.Op())
+	}
+}
+
+// RecordAnimalClient is a client for the RecordAnimal schema.
+type RecordAnimalClient struct {
+	config
+}
+
+// NewRecordAnimalClient returns a client for the RecordAnimal from the given config.
+func NewRecordAnimalClient(c config) *RecordAnimalClient {
+	return &RecordAnimalClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `recordanimal.Hooks(f(g(h())))`.
+func (c *RecordAnimalClient) Use(hooks ...Hook) {
+	c.hooks.RecordAnimal = append(c.hooks.RecordAnimal, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `recordanimal.Intercept(f(g(h())))`.
+func (c *RecordAnimalClient) Intercept(interceptors ...Interceptor) {
+	c.inters.RecordAnimal = append(c.inters.RecordAnimal, interceptors...)
+}
+
+// Create returns a builder for creating a RecordAnimal entity.
+func (c *RecordAnimalClient) Create() *RecordAnimalCreate {
+	mutation := newRecordAnimalMutation(c.config, OpCreate)
+	return &RecordAnimalCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of RecordAnimal entities.
+func (c *RecordAnimalClient) CreateBulk(builders ...*RecordAnimalCreate) *RecordAnimalCreateBulk {
+	return &RecordAnimalCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *RecordAnimalClient) MapCreateBulk(slice any, setFunc func(*RecordAnimalCreate, int)) *RecordAnimalCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &RecordAnimalCreateBulk{err: fmt.Errorf("calling to RecordAnimalClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*RecordAnimalCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &RecordAnimalCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for RecordAnimal.
+func (c *RecordAnimalClient) Update() *RecordAnimalUpdate {
+	mutation := newRecordAnimalMutation(c.config, OpUpdate)
+	return &RecordAnimalUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *RecordAnimalClient) UpdateOne(_m *RecordAnimal) *RecordAnimalUpdateOne {
+	mutation := newRecordAnimalMutation(c.config, OpUpdateOne)
+	mutation.record = &_m.RecordID
+	mutation.animal = &_m.AnimalID
+	return &RecordAnimalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for RecordAnimal.
+func (c *RecordAnimalClient) Delete() *RecordAnimalDelete {
+	mutation := newRecordAnimalMutation(c.config, OpDelete)
+	return &RecordAnimalDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Query returns a query builder for RecordAnimal.
+func (c *RecordAnimalClient) Query() *RecordAnimalQuery {
+	return &RecordAnimalQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeRecordAnimal},
+		inters: c.Interceptors(),
+	}
+}
+
+// QueryRecord queries the record edge of a RecordAnimal.
+func (c *RecordAnimalClient) QueryRecord(_m *RecordAnimal) *RecordQuery {
+	return c.Query().
+		Where(recordanimal.RecordID(_m.RecordID), recordanimal.AnimalID(_m.AnimalID)).
+		QueryRecord()
+}
+
+// QueryAnimal queries the animal edge of a RecordAnimal.
+func (c *RecordAnimalClient) QueryAnimal(_m *RecordAnimal) *AnimalQuery {
+	return c.Query().
+		Where(recordanimal.RecordID(_m.RecordID), recordanimal.AnimalID(_m.AnimalID)).
+		QueryAnimal()
+}
+
+// Hooks returns the client hooks.
+func (c *RecordAnimalClient) Hooks() []Hook {
+	return c.hooks.RecordAnimal
+}
+
+// Interceptors returns the client interceptors.
+func (c *RecordAnimalClient) Interceptors() []Interceptor {
+	return c.inters.RecordAnimal
+}
+
+func (c *RecordAnimalClient) mutate(ctx context.Context, m *RecordAnimalMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&RecordAnimalCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&RecordAnimalUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&RecordAnimalUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&RecordAnimalDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown RecordAnimal mutation op: %q", m.Op())
+	}
+}
+
+// RecordGroupClient is a client for the RecordGroup schema.
+type RecordGroupClient struct {
+	config
+}
+
+// NewRecordGroupClient returns a client for the RecordGroup from the given config.
+func NewRecordGroupClient(c config) *RecordGroupClient {
+	return &RecordGroupClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `recordgroup.Hooks(f(g(h())))`.
+func (c *RecordGroupClient) Use(hooks ...Hook) {
+	c.hooks.RecordGroup = append(c.hooks.RecordGroup, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `recordgroup.Intercept(f(g(h())))`.
+func (c *RecordGroupClient) Intercept(interceptors ...Interceptor) {
+	c.inters.RecordGroup = append(c.inters.RecordGroup, interceptors...)
+}
+
+// Create returns a builder for creating a RecordGroup entity.
+func (c *RecordGroupClient) Create() *RecordGroupCreate {
+	mutation := newRecordGroupMutation(c.config, OpCreate)
+	return &RecordGroupCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of RecordGroup entities.
+func (c *RecordGroupClient) CreateBulk(builders ...*RecordGroupCreate) *RecordGroupCreateBulk {
+	return &RecordGroupCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *RecordGroupClient) MapCreateBulk(slice any, setFunc func(*RecordGroupCreate, int)) *RecordGroupCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &RecordGroupCreateBulk{err: fmt.Errorf("calling to RecordGroupClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*RecordGroupCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &RecordGroupCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for RecordGroup.
+func (c *RecordGroupClient) Update() *RecordGroupUpdate {
+	mutation := newRecordGroupMutation(c.config, OpUpdate)
+	return &RecordGroupUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *RecordGroupClient) UpdateOne(_m *RecordGroup) *RecordGroupUpdateOne {
+	mutation := newRecordGroupMutation(c.config, OpUpdateOne)
+	mutation.record = &_m.RecordID
+	mutation.group = &_m.GroupID
+	return &RecordGroupUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for RecordGroup.
+func (c *RecordGroupClient) Delete() *RecordGroupDelete {
+	mutation := newRecordGroupMutation(c.config, OpDelete)
+	return &RecordGroupDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Query returns a query builder for RecordGroup.
+func (c *RecordGroupClient) Query() *RecordGroupQuery {
+	return &RecordGroupQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeRecordGroup},
+		inters: c.Interceptors(),
+	}
+}
+
+// QueryRecord queries the record edge of a RecordGroup.
+func (c *RecordGroupClient) QueryRecord(_m *RecordGroup) *RecordQuery {
+	return c.Query().
+		Where(recordgroup.RecordID(_m.RecordID), recordgroup.GroupID(_m.GroupID)).
+		QueryRecord()
+}
+
+// QueryGroup queries the group edge of a RecordGroup.
+func (c *RecordGroupClient) QueryGroup(_m *RecordGroup) *GroupQuery {
+	return c.Query().
+		Where(recordgroup.RecordID(_m.RecordID), recordgroup.GroupID(_m.GroupID)).
+		QueryGroup()
+}
+
+// Hooks returns the client hooks.
+func (c *RecordGroupClient) Hooks() []Hook {
+	return c.hooks.RecordGroup
+}
+
+// Interceptors returns the client interceptors.
+func (c *RecordGroupClient) Interceptors() []Interceptor {
+	return c.inters.RecordGroup
+}
+
+func (c *RecordGroupClient) mutate(ctx context.Context, m *RecordGroupMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&RecordGroupCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&RecordGroupUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&RecordGroupUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&RecordGroupDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown RecordGroup mutation op: %q", m.Op())
 	}
 }
 
@@ -7646,9 +7928,9 @@ type (
 		FollowUpProtocol, Group, Holding, HoldingFarm, IdempotentRequest, Medicine,
 		MedicinePurchase, MedicineVersion, Message, NoticeSubmission, Notification,
 		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, OutsideAnimal,
-		Record, RecordItem, RefreshToken, RegistryCredential, ScheduledEvent,
-		TaskUpdate, Thread, TreatmentReach, User, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint, WebhookEvent []ent.Hook
+		Record, RecordAnimal, RecordGroup, RecordItem, RefreshToken,
+		RegistryCredential, ScheduledEvent, TaskUpdate, Thread, TreatmentReach, User,
+		WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent []ent.Hook
 	}
 	inters struct {
 		APIKey, AccessToken, Animal, AuditEntry, BirthEvent, BirthPreview,
@@ -7657,9 +7939,10 @@ type (
 		FollowUpProtocol, Group, Holding, HoldingFarm, IdempotentRequest, Medicine,
 		MedicinePurchase, MedicineVersion, Message, NoticeSubmission, Notification,
 		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, OutsideAnimal,
-		Record, RecordItem, RefreshToken, RegistryCredential, ScheduledEvent,
-		TaskUpdate, Thread, TreatmentReach, User, WebhookAttempt, WebhookDelivery,
-		WebhookEndpoint, WebhookEvent []ent.Interceptor
+		Record, RecordAnimal, RecordGroup, RecordItem, RefreshToken,
+		RegistryCredential, ScheduledEvent, TaskUpdate, Thread, TreatmentReach, User,
+		WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+		WebhookEvent []ent.Interceptor
 	}
 )
 

@@ -46,6 +46,8 @@ import (
 	"github.com/herdbook/herdbook/ent/oauthgrant"
 	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recordanimal"
+	"github.com/herdbook/herdbook/ent/recordgroup"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
 	"github.com/herdbook/herdbook/ent/registrycredential"
@@ -152,6 +154,8 @@ func checkColumn(t, c string) error {
 			oauthgrant.Table:             oauthgrant.ValidColumn,
 			outsideanimal.Table:          outsideanimal.ValidColumn,
 			record.Table:                 record.ValidColumn,
+			recordanimal.Table:           recordanimal.ValidColumn,
+			recordgroup.Table:            recordgroup.ValidColumn,
 			recorditem.Table:             recorditem.ValidColumn,
 			refreshtoken.Table:           refreshtoken.ValidColumn,
 			registrycredential.Table:     registrycredential.ValidColumn,

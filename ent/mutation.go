@@ -47,6 +47,8 @@ import (
 	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recordanimal"
+	"github.com/herdbook/herdbook/ent/recordgroup"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
 	"github.com/herdbook/herdbook/ent/registrycredential"
@@ -106,6 +108,8 @@ const (
 	TypeOAuthGrant             = "OAuthGrant"
 	TypeOutsideAnimal          = "OutsideAnimal"
 	TypeRecord                 = "Record"
+	TypeRecordAnimal           = "RecordAnimal"
+	TypeRecordGroup            = "RecordGroup"
 	TypeRecordItem             = "RecordItem"
 	TypeRefreshToken           = "RefreshToken"
 	TypeRegistryCredential     = "RegistryCredential"
@@ -32584,6 +32588,834 @@ func (m *RecordMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Record edge %s", name)
+}
+
+// RecordAnimalMutation represents an operation that mutates the RecordAnimal nodes in the graph.
+type RecordAnimalMutation struct {
+	config
+	op            Op
+	typ           string
+	farm_id       *uuid.UUID
+	clearedFields map[string]struct{}
+	record        *uuid.UUID
+	clearedrecord bool
+	animal        *uuid.UUID
+	clearedanimal bool
+	done          bool
+	oldValue      func(context.Context) (*RecordAnimal, error)
+	predicates    []predicate.RecordAnimal
+}
+
+var _ ent.Mutation = (*RecordAnimalMutation)(nil)
+
+// recordanimalOption allows management of the mutation configuration using functional options.
+type recordanimalOption func(*RecordAnimalMutation)
+
+// newRecordAnimalMutation creates new mutation for the RecordAnimal entity.
+func newRecordAnimalMutation(c config, op Op, opts ...recordanimalOption) *RecordAnimalMutation {
+	m := &RecordAnimalMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeRecordAnimal,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m RecordAnimalMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m RecordAnimalMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetRecordID sets the "record_id" field.
+func (m *RecordAnimalMutation) SetRecordID(u uuid.UUID) {
+	m.record = &u
+}
+
+// RecordID returns the value of the "record_id" field in the mutation.
+func (m *RecordAnimalMutation) RecordID() (r uuid.UUID, exists bool) {
+	v := m.record
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRecordID resets all changes to the "record_id" field.
+func (m *RecordAnimalMutation) ResetRecordID() {
+	m.record = nil
+}
+
+// SetAnimalID sets the "animal_id" field.
+func (m *RecordAnimalMutation) SetAnimalID(u uuid.UUID) {
+	m.animal = &u
+}
+
+// AnimalID returns the value of the "animal_id" field in the mutation.
+func (m *RecordAnimalMutation) AnimalID() (r uuid.UUID, exists bool) {
+	v := m.animal
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAnimalID resets all changes to the "animal_id" field.
+func (m *RecordAnimalMutation) ResetAnimalID() {
+	m.animal = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *RecordAnimalMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *RecordAnimalMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *RecordAnimalMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// ClearRecord clears the "record" edge to the Record entity.
+func (m *RecordAnimalMutation) ClearRecord() {
+	m.clearedrecord = true
+	m.clearedFields[recordanimal.FieldRecordID] = struct{}{}
+}
+
+// RecordCleared reports if the "record" edge to the Record entity was cleared.
+func (m *RecordAnimalMutation) RecordCleared() bool {
+	return m.clearedrecord
+}
+
+// RecordIDs returns the "record" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// RecordID instead. It exists only for internal usage by the builders.
+func (m *RecordAnimalMutation) RecordIDs() (ids []uuid.UUID) {
+	if id := m.record; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetRecord resets all changes to the "record" edge.
+func (m *RecordAnimalMutation) ResetRecord() {
+	m.record = nil
+	m.clearedrecord = false
+}
+
+// ClearAnimal clears the "animal" edge to the Animal entity.
+func (m *RecordAnimalMutation) ClearAnimal() {
+	m.clearedanimal = true
+	m.clearedFields[recordanimal.FieldAnimalID] = struct{}{}
+}
+
+// AnimalCleared reports if the "animal" edge to the Animal entity was cleared.
+func (m *RecordAnimalMutation) AnimalCleared() bool {
+	return m.clearedanimal
+}
+
+// AnimalIDs returns the "animal" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AnimalID instead. It exists only for internal usage by the builders.
+func (m *RecordAnimalMutation) AnimalIDs() (ids []uuid.UUID) {
+	if id := m.animal; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAnimal resets all changes to the "animal" edge.
+func (m *RecordAnimalMutation) ResetAnimal() {
+	m.animal = nil
+	m.clearedanimal = false
+}
+
+// Where appends a list predicates to the RecordAnimalMutation builder.
+func (m *RecordAnimalMutation) Where(ps ...predicate.RecordAnimal) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the RecordAnimalMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *RecordAnimalMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.RecordAnimal, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *RecordAnimalMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *RecordAnimalMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (RecordAnimal).
+func (m *RecordAnimalMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *RecordAnimalMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.record != nil {
+		fields = append(fields, recordanimal.FieldRecordID)
+	}
+	if m.animal != nil {
+		fields = append(fields, recordanimal.FieldAnimalID)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, recordanimal.FieldFarmID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *RecordAnimalMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case recordanimal.FieldRecordID:
+		return m.RecordID()
+	case recordanimal.FieldAnimalID:
+		return m.AnimalID()
+	case recordanimal.FieldFarmID:
+		return m.FarmID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *RecordAnimalMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	return nil, errors.New("edge schema RecordAnimal does not support getting old values")
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RecordAnimalMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case recordanimal.FieldRecordID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordID(v)
+		return nil
+	case recordanimal.FieldAnimalID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAnimalID(v)
+		return nil
+	case recordanimal.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RecordAnimal field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *RecordAnimalMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *RecordAnimalMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RecordAnimalMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown RecordAnimal numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *RecordAnimalMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *RecordAnimalMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *RecordAnimalMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown RecordAnimal nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *RecordAnimalMutation) ResetField(name string) error {
+	switch name {
+	case recordanimal.FieldRecordID:
+		m.ResetRecordID()
+		return nil
+	case recordanimal.FieldAnimalID:
+		m.ResetAnimalID()
+		return nil
+	case recordanimal.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	}
+	return fmt.Errorf("unknown RecordAnimal field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *RecordAnimalMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.record != nil {
+		edges = append(edges, recordanimal.EdgeRecord)
+	}
+	if m.animal != nil {
+		edges = append(edges, recordanimal.EdgeAnimal)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *RecordAnimalMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case recordanimal.EdgeRecord:
+		if id := m.record; id != nil {
+			return []ent.Value{*id}
+		}
+	case recordanimal.EdgeAnimal:
+		if id := m.animal; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *RecordAnimalMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *RecordAnimalMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *RecordAnimalMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedrecord {
+		edges = append(edges, recordanimal.EdgeRecord)
+	}
+	if m.clearedanimal {
+		edges = append(edges, recordanimal.EdgeAnimal)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *RecordAnimalMutation) EdgeCleared(name string) bool {
+	switch name {
+	case recordanimal.EdgeRecord:
+		return m.clearedrecord
+	case recordanimal.EdgeAnimal:
+		return m.clearedanimal
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *RecordAnimalMutation) ClearEdge(name string) error {
+	switch name {
+	case recordanimal.EdgeRecord:
+		m.ClearRecord()
+		return nil
+	case recordanimal.EdgeAnimal:
+		m.ClearAnimal()
+		return nil
+	}
+	return fmt.Errorf("unknown RecordAnimal unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *RecordAnimalMutation) ResetEdge(name string) error {
+	switch name {
+	case recordanimal.EdgeRecord:
+		m.ResetRecord()
+		return nil
+	case recordanimal.EdgeAnimal:
+		m.ResetAnimal()
+		return nil
+	}
+	return fmt.Errorf("unknown RecordAnimal edge %s", name)
+}
+
+// RecordGroupMutation represents an operation that mutates the RecordGroup nodes in the graph.
+type RecordGroupMutation struct {
+	config
+	op            Op
+	typ           string
+	farm_id       *uuid.UUID
+	clearedFields map[string]struct{}
+	record        *uuid.UUID
+	clearedrecord bool
+	group         *uuid.UUID
+	clearedgroup  bool
+	done          bool
+	oldValue      func(context.Context) (*RecordGroup, error)
+	predicates    []predicate.RecordGroup
+}
+
+var _ ent.Mutation = (*RecordGroupMutation)(nil)
+
+// recordgroupOption allows management of the mutation configuration using functional options.
+type recordgroupOption func(*RecordGroupMutation)
+
+// newRecordGroupMutation creates new mutation for the RecordGroup entity.
+func newRecordGroupMutation(c config, op Op, opts ...recordgroupOption) *RecordGroupMutation {
+	m := &RecordGroupMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeRecordGroup,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m RecordGroupMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m RecordGroupMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetRecordID sets the "record_id" field.
+func (m *RecordGroupMutation) SetRecordID(u uuid.UUID) {
+	m.record = &u
+}
+
+// RecordID returns the value of the "record_id" field in the mutation.
+func (m *RecordGroupMutation) RecordID() (r uuid.UUID, exists bool) {
+	v := m.record
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRecordID resets all changes to the "record_id" field.
+func (m *RecordGroupMutation) ResetRecordID() {
+	m.record = nil
+}
+
+// SetGroupID sets the "group_id" field.
+func (m *RecordGroupMutation) SetGroupID(u uuid.UUID) {
+	m.group = &u
+}
+
+// GroupID returns the value of the "group_id" field in the mutation.
+func (m *RecordGroupMutation) GroupID() (r uuid.UUID, exists bool) {
+	v := m.group
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetGroupID resets all changes to the "group_id" field.
+func (m *RecordGroupMutation) ResetGroupID() {
+	m.group = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *RecordGroupMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *RecordGroupMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *RecordGroupMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// ClearRecord clears the "record" edge to the Record entity.
+func (m *RecordGroupMutation) ClearRecord() {
+	m.clearedrecord = true
+	m.clearedFields[recordgroup.FieldRecordID] = struct{}{}
+}
+
+// RecordCleared reports if the "record" edge to the Record entity was cleared.
+func (m *RecordGroupMutation) RecordCleared() bool {
+	return m.clearedrecord
+}
+
+// RecordIDs returns the "record" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// RecordID instead. It exists only for internal usage by the builders.
+func (m *RecordGroupMutation) RecordIDs() (ids []uuid.UUID) {
+	if id := m.record; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetRecord resets all changes to the "record" edge.
+func (m *RecordGroupMutation) ResetRecord() {
+	m.record = nil
+	m.clearedrecord = false
+}
+
+// ClearGroup clears the "group" edge to the Group entity.
+func (m *RecordGroupMutation) ClearGroup() {
+	m.clearedgroup = true
+	m.clearedFields[recordgroup.FieldGroupID] = struct{}{}
+}
+
+// GroupCleared reports if the "group" edge to the Group entity was cleared.
+func (m *RecordGroupMutation) GroupCleared() bool {
+	return m.clearedgroup
+}
+
+// GroupIDs returns the "group" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// GroupID instead. It exists only for internal usage by the builders.
+func (m *RecordGroupMutation) GroupIDs() (ids []uuid.UUID) {
+	if id := m.group; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetGroup resets all changes to the "group" edge.
+func (m *RecordGroupMutation) ResetGroup() {
+	m.group = nil
+	m.clearedgroup = false
+}
+
+// Where appends a list predicates to the RecordGroupMutation builder.
+func (m *RecordGroupMutation) Where(ps ...predicate.RecordGroup) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the RecordGroupMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *RecordGroupMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.RecordGroup, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *RecordGroupMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *RecordGroupMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (RecordGroup).
+func (m *RecordGroupMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *RecordGroupMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.record != nil {
+		fields = append(fields, recordgroup.FieldRecordID)
+	}
+	if m.group != nil {
+		fields = append(fields, recordgroup.FieldGroupID)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, recordgroup.FieldFarmID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *RecordGroupMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case recordgroup.FieldRecordID:
+		return m.RecordID()
+	case recordgroup.FieldGroupID:
+		return m.GroupID()
+	case recordgroup.FieldFarmID:
+		return m.FarmID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *RecordGroupMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	return nil, errors.New("edge schema RecordGroup does not support getting old values")
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RecordGroupMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case recordgroup.FieldRecordID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordID(v)
+		return nil
+	case recordgroup.FieldGroupID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGroupID(v)
+		return nil
+	case recordgroup.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown RecordGroup field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *RecordGroupMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *RecordGroupMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *RecordGroupMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown RecordGroup numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *RecordGroupMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *RecordGroupMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *RecordGroupMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown RecordGroup nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *RecordGroupMutation) ResetField(name string) error {
+	switch name {
+	case recordgroup.FieldRecordID:
+		m.ResetRecordID()
+		return nil
+	case recordgroup.FieldGroupID:
+		m.ResetGroupID()
+		return nil
+	case recordgroup.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	}
+	return fmt.Errorf("unknown RecordGroup field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *RecordGroupMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.record != nil {
+		edges = append(edges, recordgroup.EdgeRecord)
+	}
+	if m.group != nil {
+		edges = append(edges, recordgroup.EdgeGroup)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *RecordGroupMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case recordgroup.EdgeRecord:
+		if id := m.record; id != nil {
+			return []ent.Value{*id}
+		}
+	case recordgroup.EdgeGroup:
+		if id := m.group; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *RecordGroupMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *RecordGroupMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *RecordGroupMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedrecord {
+		edges = append(edges, recordgroup.EdgeRecord)
+	}
+	if m.clearedgroup {
+		edges = append(edges, recordgroup.EdgeGroup)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *RecordGroupMutation) EdgeCleared(name string) bool {
+	switch name {
+	case recordgroup.EdgeRecord:
+		return m.clearedrecord
+	case recordgroup.EdgeGroup:
+		return m.clearedgroup
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *RecordGroupMutation) ClearEdge(name string) error {
+	switch name {
+	case recordgroup.EdgeRecord:
+		m.ClearRecord()
+		return nil
+	case recordgroup.EdgeGroup:
+		m.ClearGroup()
+		return nil
+	}
+	return fmt.Errorf("unknown RecordGroup unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *RecordGroupMutation) ResetEdge(name string) error {
+	switch name {
+	case recordgroup.EdgeRecord:
+		m.ResetRecord()
+		return nil
+	case recordgroup.EdgeGroup:
+		m.ResetGroup()
+		return nil
+	}
+	return fmt.Errorf("unknown RecordGroup edge %s", name)
 }
 
 // RecordItemMutation represents an operation that mutates the RecordItem nodes in the graph.

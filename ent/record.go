@@ -76,16 +76,22 @@ type RecordEdges struct {
 	Items []*RecordItem `json:"items,omitempty"`
 	// The files attached to the record.
 	Files []*File `json:"files,omitempty"`
+	// AnimalLinks holds the value of the animal_links edge.
+	AnimalLinks []*RecordAnimal `json:"animal_links,omitempty"`
+	// GroupLinks holds the value of the group_links edge.
+	GroupLinks []*RecordGroup `json:"group_links,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [5]bool
+	loadedTypes [7]bool
 	// totalCount holds the count of the edges above.
 	totalCount [4]map[string]int
 
-	namedAnimals map[string][]*Animal
-	namedGroups  map[string][]*Group
-	namedItems   map[string][]*RecordItem
-	namedFiles   map[string][]*File
+	namedAnimals     map[string][]*Animal
+	namedGroups      map[string][]*Group
+	namedItems       map[string][]*RecordItem
+	namedFiles       map[string][]*File
+	namedAnimalLinks map[string][]*RecordAnimal
+	namedGroupLinks  map[string][]*RecordGroup
 }
 
 // FarmOrErr returns the Farm value or an error if the edge
@@ -133,6 +139,24 @@ func (e RecordEdges) FilesOrErr() ([]*File, error) {
 		return e.Files, nil
 	}
 	return nil, &NotLoadedError{edge: "files"}
+}
+
+// AnimalLinksOrErr returns the AnimalLinks value or an error if the edge
+// was not loaded in eager-loading.
+func (e RecordEdges) AnimalLinksOrErr() ([]*RecordAnimal, error) {
+	if e.loadedTypes[5] {
+		return e.AnimalLinks, nil
+	}
+	return nil, &NotLoadedError{edge: "animal_links"}
+}
+
+// GroupLinksOrErr returns the GroupLinks value or an error if the edge
+// was not loaded in eager-loading.
+func (e RecordEdges) GroupLinksOrErr() ([]*RecordGroup, error) {
+	if e.loadedTypes[6] {
+		return e.GroupLinks, nil
+	}
+	return nil, &NotLoadedError{edge: "group_links"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -334,6 +358,16 @@ func (_m *Record) QueryFiles() *FileQuery {
 	return NewRecordClient(_m.config).QueryFiles(_m)
 }
 
+// QueryAnimalLinks queries the "animal_links" edge of the Record entity.
+func (_m *Record) QueryAnimalLinks() *RecordAnimalQuery {
+	return NewRecordClient(_m.config).QueryAnimalLinks(_m)
+}
+
+// QueryGroupLinks queries the "group_links" edge of the Record entity.
+func (_m *Record) QueryGroupLinks() *RecordGroupQuery {
+	return NewRecordClient(_m.config).QueryGroupLinks(_m)
+}
+
 // Update returns a builder for updating this Record.
 // Note that you need to call Record.Unwrap() before calling this method if this Record
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -528,6 +562,54 @@ func (_m *Record) appendNamedFiles(name string, edges ...*File) {
 		_m.Edges.namedFiles[name] = []*File{}
 	} else {
 		_m.Edges.namedFiles[name] = append(_m.Edges.namedFiles[name], edges...)
+	}
+}
+
+// NamedAnimalLinks returns the AnimalLinks named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Record) NamedAnimalLinks(name string) ([]*RecordAnimal, error) {
+	if _m.Edges.namedAnimalLinks == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedAnimalLinks[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Record) appendNamedAnimalLinks(name string, edges ...*RecordAnimal) {
+	if _m.Edges.namedAnimalLinks == nil {
+		_m.Edges.namedAnimalLinks = make(map[string][]*RecordAnimal)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedAnimalLinks[name] = []*RecordAnimal{}
+	} else {
+		_m.Edges.namedAnimalLinks[name] = append(_m.Edges.namedAnimalLinks[name], edges...)
+	}
+}
+
+// NamedGroupLinks returns the GroupLinks named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Record) NamedGroupLinks(name string) ([]*RecordGroup, error) {
+	if _m.Edges.namedGroupLinks == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedGroupLinks[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Record) appendNamedGroupLinks(name string, edges ...*RecordGroup) {
+	if _m.Edges.namedGroupLinks == nil {
+		_m.Edges.namedGroupLinks = make(map[string][]*RecordGroup)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedGroupLinks[name] = []*RecordGroup{}
+	} else {
+		_m.Edges.namedGroupLinks[name] = append(_m.Edges.namedGroupLinks[name], edges...)
 	}
 }
 

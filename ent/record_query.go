@@ -20,27 +20,33 @@ import (
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recordanimal"
+	"github.com/herdbook/herdbook/ent/recordgroup"
 	"github.com/herdbook/herdbook/ent/recorditem"
 )
 
 // RecordQuery is the builder for querying Record entities.
 type RecordQuery struct {
 	config
-	ctx              *QueryContext
-	order            []record.OrderOption
-	inters           []Interceptor
-	predicates       []predicate.Record
-	withFarm         *FarmQuery
-	withAnimals      *AnimalQuery
-	withGroups       *GroupQuery
-	withItems        *RecordItemQuery
-	withFiles        *FileQuery
-	loadTotal        []func(context.Context, []*Record) error
-	modifiers        []func(*sql.Selector)
-	withNamedAnimals map[string]*AnimalQuery
-	withNamedGroups  map[string]*GroupQuery
-	withNamedItems   map[string]*RecordItemQuery
-	withNamedFiles   map[string]*FileQuery
+	ctx                  *QueryContext
+	order                []record.OrderOption
+	inters               []Interceptor
+	predicates           []predicate.Record
+	withFarm             *FarmQuery
+	withAnimals          *AnimalQuery
+	withGroups           *GroupQuery
+	withItems            *RecordItemQuery
+	withFiles            *FileQuery
+	withAnimalLinks      *RecordAnimalQuery
+	withGroupLinks       *RecordGroupQuery
+	loadTotal            []func(context.Context, []*Record) error
+	modifiers            []func(*sql.Selector)
+	withNamedAnimals     map[string]*AnimalQuery
+	withNamedGroups      map[string]*GroupQuery
+	withNamedItems       map[string]*RecordItemQuery
+	withNamedFiles       map[string]*FileQuery
+	withNamedAnimalLinks map[string]*RecordAnimalQuery
+	withNamedGroupLinks  map[string]*RecordGroupQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -180,6 +186,50 @@ func (_q *RecordQuery) QueryFiles() *FileQuery {
 			sqlgraph.From(record.Table, record.FieldID, selector),
 			sqlgraph.To(file.Table, file.FieldID),
 			sqlgraph.Edge(sqlgraph.M2M, true, record.FilesTable, record.FilesPrimaryKey...),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryAnimalLinks chains the current query on the "animal_links" edge.
+func (_q *RecordQuery) QueryAnimalLinks() *RecordAnimalQuery {
+	query := (&RecordAnimalClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(record.Table, record.FieldID, selector),
+			sqlgraph.To(recordanimal.Table, recordanimal.RecordColumn),
+			sqlgraph.Edge(sqlgraph.O2M, true, record.AnimalLinksTable, record.AnimalLinksColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryGroupLinks chains the current query on the "group_links" edge.
+func (_q *RecordQuery) QueryGroupLinks() *RecordGroupQuery {
+	query := (&RecordGroupClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(record.Table, record.FieldID, selector),
+			sqlgraph.To(recordgroup.Table, recordgroup.RecordColumn),
+			sqlgraph.Edge(sqlgraph.O2M, true, record.GroupLinksTable, record.GroupLinksColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -374,16 +424,18 @@ func (_q *RecordQuery) Clone() *RecordQuery {
 		return nil
 	}
 	return &RecordQuery{
-		config:      _q.config,
-		ctx:         _q.ctx.Clone(),
-		order:       append([]record.OrderOption{}, _q.order...),
-		inters:      append([]Interceptor{}, _q.inters...),
-		predicates:  append([]predicate.Record{}, _q.predicates...),
-		withFarm:    _q.withFarm.Clone(),
-		withAnimals: _q.withAnimals.Clone(),
-		withGroups:  _q.withGroups.Clone(),
-		withItems:   _q.withItems.Clone(),
-		withFiles:   _q.withFiles.Clone(),
+		config:          _q.config,
+		ctx:             _q.ctx.Clone(),
+		order:           append([]record.OrderOption{}, _q.order...),
+		inters:          append([]Interceptor{}, _q.inters...),
+		predicates:      append([]predicate.Record{}, _q.predicates...),
+		withFarm:        _q.withFarm.Clone(),
+		withAnimals:     _q.withAnimals.Clone(),
+		withGroups:      _q.withGroups.Clone(),
+		withItems:       _q.withItems.Clone(),
+		withFiles:       _q.withFiles.Clone(),
+		withAnimalLinks: _q.withAnimalLinks.Clone(),
+		withGroupLinks:  _q.withGroupLinks.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -442,6 +494,28 @@ func (_q *RecordQuery) WithFiles(opts ...func(*FileQuery)) *RecordQuery {
 		opt(query)
 	}
 	_q.withFiles = query
+	return _q
+}
+
+// WithAnimalLinks tells the query-builder to eager-load the nodes that are connected to
+// the "animal_links" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *RecordQuery) WithAnimalLinks(opts ...func(*RecordAnimalQuery)) *RecordQuery {
+	query := (&RecordAnimalClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withAnimalLinks = query
+	return _q
+}
+
+// WithGroupLinks tells the query-builder to eager-load the nodes that are connected to
+// the "group_links" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *RecordQuery) WithGroupLinks(opts ...func(*RecordGroupQuery)) *RecordQuery {
+	query := (&RecordGroupClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withGroupLinks = query
 	return _q
 }
 
@@ -523,12 +597,14 @@ func (_q *RecordQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Recor
 	var (
 		nodes       = []*Record{}
 		_spec       = _q.querySpec()
-		loadedTypes = [5]bool{
+		loadedTypes = [7]bool{
 			_q.withFarm != nil,
 			_q.withAnimals != nil,
 			_q.withGroups != nil,
 			_q.withItems != nil,
 			_q.withFiles != nil,
+			_q.withAnimalLinks != nil,
+			_q.withGroupLinks != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -586,6 +662,20 @@ func (_q *RecordQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Recor
 			return nil, err
 		}
 	}
+	if query := _q.withAnimalLinks; query != nil {
+		if err := _q.loadAnimalLinks(ctx, query, nodes,
+			func(n *Record) { n.Edges.AnimalLinks = []*RecordAnimal{} },
+			func(n *Record, e *RecordAnimal) { n.Edges.AnimalLinks = append(n.Edges.AnimalLinks, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withGroupLinks; query != nil {
+		if err := _q.loadGroupLinks(ctx, query, nodes,
+			func(n *Record) { n.Edges.GroupLinks = []*RecordGroup{} },
+			func(n *Record, e *RecordGroup) { n.Edges.GroupLinks = append(n.Edges.GroupLinks, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedAnimals {
 		if err := _q.loadAnimals(ctx, query, nodes,
 			func(n *Record) { n.appendNamedAnimals(name) },
@@ -611,6 +701,20 @@ func (_q *RecordQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Recor
 		if err := _q.loadFiles(ctx, query, nodes,
 			func(n *Record) { n.appendNamedFiles(name) },
 			func(n *Record, e *File) { n.appendNamedFiles(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedAnimalLinks {
+		if err := _q.loadAnimalLinks(ctx, query, nodes,
+			func(n *Record) { n.appendNamedAnimalLinks(name) },
+			func(n *Record, e *RecordAnimal) { n.appendNamedAnimalLinks(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedGroupLinks {
+		if err := _q.loadGroupLinks(ctx, query, nodes,
+			func(n *Record) { n.appendNamedGroupLinks(name) },
+			func(n *Record, e *RecordGroup) { n.appendNamedGroupLinks(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -864,6 +968,66 @@ func (_q *RecordQuery) loadFiles(ctx context.Context, query *FileQuery, nodes []
 	}
 	return nil
 }
+func (_q *RecordQuery) loadAnimalLinks(ctx context.Context, query *RecordAnimalQuery, nodes []*Record, init func(*Record), assign func(*Record, *RecordAnimal)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Record)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(recordanimal.FieldRecordID)
+	}
+	query.Where(predicate.RecordAnimal(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(record.AnimalLinksColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.RecordID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "record_id" returned %v for node %v`, fk, n)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *RecordQuery) loadGroupLinks(ctx context.Context, query *RecordGroupQuery, nodes []*Record, init func(*Record), assign func(*Record, *RecordGroup)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*Record)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(recordgroup.FieldRecordID)
+	}
+	query.Where(predicate.RecordGroup(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(record.GroupLinksColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.RecordID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "record_id" returned %v for node %v`, fk, n)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 
 func (_q *RecordQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
@@ -1034,6 +1198,34 @@ func (_q *RecordQuery) WithNamedFiles(name string, opts ...func(*FileQuery)) *Re
 		_q.withNamedFiles = make(map[string]*FileQuery)
 	}
 	_q.withNamedFiles[name] = query
+	return _q
+}
+
+// WithNamedAnimalLinks tells the query-builder to eager-load the nodes that are connected to the "animal_links"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *RecordQuery) WithNamedAnimalLinks(name string, opts ...func(*RecordAnimalQuery)) *RecordQuery {
+	query := (&RecordAnimalClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedAnimalLinks == nil {
+		_q.withNamedAnimalLinks = make(map[string]*RecordAnimalQuery)
+	}
+	_q.withNamedAnimalLinks[name] = query
+	return _q
+}
+
+// WithNamedGroupLinks tells the query-builder to eager-load the nodes that are connected to the "group_links"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *RecordQuery) WithNamedGroupLinks(name string, opts ...func(*RecordGroupQuery)) *RecordQuery {
+	query := (&RecordGroupClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedGroupLinks == nil {
+		_q.withNamedGroupLinks = make(map[string]*RecordGroupQuery)
+	}
+	_q.withNamedGroupLinks[name] = query
 	return _q
 }
 

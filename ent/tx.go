@@ -82,6 +82,10 @@ type Tx struct {
 	OutsideAnimal *OutsideAnimalClient
 	// Record is the client for interacting with the Record builders.
 	Record *RecordClient
+	// RecordAnimal is the client for interacting with the RecordAnimal builders.
+	RecordAnimal *RecordAnimalClient
+	// RecordGroup is the client for interacting with the RecordGroup builders.
+	RecordGroup *RecordGroupClient
 	// RecordItem is the client for interacting with the RecordItem builders.
 	RecordItem *RecordItemClient
 	// RefreshToken is the client for interacting with the RefreshToken builders.
@@ -271,6 +275,8 @@ func (tx *Tx) init() {
 	tx.OAuthGrant = NewOAuthGrantClient(tx.config)
 	tx.OutsideAnimal = NewOutsideAnimalClient(tx.config)
 	tx.Record = NewRecordClient(tx.config)
+	tx.RecordAnimal = NewRecordAnimalClient(tx.config)
+	tx.RecordGroup = NewRecordGroupClient(tx.config)
 	tx.RecordItem = NewRecordItemClient(tx.config)
 	tx.RefreshToken = NewRefreshTokenClient(tx.config)
 	tx.RegistryCredential = NewRegistryCredentialClient(tx.config)

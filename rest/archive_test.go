@@ -699,12 +699,14 @@ func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 			animals := make([]*ent.AnimalCreate, 0, hi-lo)
 			records := make([]*ent.RecordCreate, 0, hi-lo)
 			items := make([]*ent.RecordItemCreate, 0, 3*(hi-lo))
+			var recLinks herdbook.RecordLinks
 			links := make([]*ent.FactAnimalCreate, 0, 3*(hi-lo))
 			for i := lo; i < hi; i++ {
 				aid, rid, pid, wid := uuid.New(), uuid.New(), uuid.New(), uuid.New()
 				animals = append(animals, c.Animal.Create().SetID(aid).SetFarmID(farmID).SetTag(fmt.Sprintf("UK%06d", i)))
 				records = append(records, c.Record.Create().SetID(rid).SetFarmID(farmID).SetType("OTHER").SetName("profile").
-					SetAppliedAt(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)).AddAnimalIDs(aid))
+					SetAppliedAt(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)))
+				recLinks.Add(c, farmID, rid, []uuid.UUID{aid}, nil)
 				md, _ := schematype.MetadataOf(map[string]any{"birth_history": map[string]any{"kind": "profile", "animal_id": aid.String(), "sex": "female", "birth_date": "2022-03-01"}})
 				wd, _ := schematype.MetadataOf(map[string]any{"birth_history": map[string]any{"kind": "weight", "animal_id": aid.String(), "date": "2025-01-01", "kg": 400}})
 				items = append(items,
@@ -722,6 +724,9 @@ func seedArchiveFarm(tb testing.TB, d *db.DB, farmID uuid.UUID, n int) {
 				return err
 			}
 			if err := c.Record.CreateBulk(records...).Exec(ctx); err != nil {
+				return err
+			}
+			if err := recLinks.Save(ctx, c); err != nil {
 				return err
 			}
 			if err := c.RecordItem.CreateBulk(items...).Exec(ctx); err != nil {
@@ -806,8 +811,8 @@ var archiveCarries = map[string][]string{
 	"medicine_versions":   {"id", "created_at", "updated_at", "medicine_id", "farm_id", "version", "withdrawal_meat_days", "withdrawal_milk_hours", "species_withdrawals", "dry_cow", "created_by"},
 	"medicine_purchases":  {"id", "created_at", "updated_at", "farm_id", "medicine_id", "batch", "expiry_date", "quantity", "quantity_unit", "supplier_name", "supplier_address", "purchased_on", "document_reference", "file_id", "created_by"},
 	"records":             {"id", "created_at", "updated_at", "is_active", "recorded_at", "recorded_by_user_id", "recorded_by_client_id", "voided_at", "voided_by_user_id", "voided_by_client_id", "void_reason", "amends_id", "superseded_by_id", "type", "name", "description", "applied_at", "acknowledge_withdrawal", "farm_id"},
-	"record_animals":      {"record_id", "animal_id"},
-	"record_groups":       {"record_id", "group_id"},
+	"record_animals":      {"record_id", "animal_id", "farm_id"},
+	"record_groups":       {"record_id", "group_id", "farm_id"},
 	"record_items":        {"id", "created_at", "updated_at", "is_active", "recorded_at", "recorded_by_user_id", "recorded_by_client_id", "voided_at", "voided_by_user_id", "voided_by_client_id", "void_reason", "amends_id", "superseded_by_id", "name", "description", "metadata", "fact_kind", "fact_subject", "fact_dam", "fact_group", "fact_date", "fact_until", "fact_value", "fact_tail", "record_id", "farm_id"},
 	"fact_animals":        {"id", "animal_id", "record_item_id", "farm_id"},
 	"treatment_reaches":   {"id", "farm_id", "animal_id", "membership_item_id", "record_item_id"},

@@ -20,17 +20,11 @@ SET citus.shard_count = 4;
 SET citus.multi_shard_modify_mode = sequential;
 BEGIN;
 -- 1. farm_id where it is missing, filled from the parent row. The migrations
--- farm_id_beside_parents (record_items, fact_animals, messages, webhook_attempts) and
--- farm_task_animal_farm (farm_task_animals) give the others theirs on every database; ent's
--- remaining join tables get theirs here.
-ALTER TABLE record_animals ADD COLUMN farm_id uuid;
-UPDATE record_animals x SET farm_id = r.farm_id FROM records r WHERE r.id = x.record_id;
-ALTER TABLE record_groups ADD COLUMN farm_id uuid;
-UPDATE record_groups x SET farm_id = r.farm_id FROM records r WHERE r.id = x.record_id;
+-- farm_id_beside_parents (record_items, fact_animals, messages, webhook_attempts),
+-- farm_task_animal_farm (farm_task_animals) and record_link_farm (record_animals,
+-- record_groups) give the others theirs on every database; file_records gets its own here.
 ALTER TABLE file_records ADD COLUMN farm_id uuid;
 UPDATE file_records x SET farm_id = f.farm_id FROM files f WHERE f.id = x.file_id;
-ALTER TABLE record_animals ALTER COLUMN farm_id SET NOT NULL;
-ALTER TABLE record_groups ALTER COLUMN farm_id SET NOT NULL;
 ALTER TABLE file_records ALTER COLUMN farm_id SET NOT NULL;
 
 -- 2. Every foreign key between farm-scoped tables is dropped, to be made again with farm_id.
@@ -103,10 +97,10 @@ ALTER TABLE farm_tasks ADD CONSTRAINT farm_tasks_birth_events_tasks FOREIGN KEY 
 ALTER TABLE file_records ADD CONSTRAINT file_records_file_id FOREIGN KEY (file_id, farm_id) REFERENCES files (id, farm_id) ON DELETE CASCADE;
 ALTER TABLE file_records ADD CONSTRAINT file_records_record_id FOREIGN KEY (record_id, farm_id) REFERENCES records (id, farm_id) ON DELETE CASCADE;
 ALTER TABLE messages ADD CONSTRAINT messages_threads_messages FOREIGN KEY (thread_id, farm_id) REFERENCES threads (id, farm_id);
-ALTER TABLE record_animals ADD CONSTRAINT record_animals_animal_id FOREIGN KEY (animal_id, farm_id) REFERENCES animals (id, farm_id) ON DELETE CASCADE;
-ALTER TABLE record_animals ADD CONSTRAINT record_animals_record_id FOREIGN KEY (record_id, farm_id) REFERENCES records (id, farm_id) ON DELETE CASCADE;
-ALTER TABLE record_groups ADD CONSTRAINT record_groups_group_id FOREIGN KEY (group_id, farm_id) REFERENCES groups (id, farm_id) ON DELETE CASCADE;
-ALTER TABLE record_groups ADD CONSTRAINT record_groups_record_id FOREIGN KEY (record_id, farm_id) REFERENCES records (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE record_animals ADD CONSTRAINT record_animals_animals_animal FOREIGN KEY (animal_id, farm_id) REFERENCES animals (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE record_animals ADD CONSTRAINT record_animals_records_record FOREIGN KEY (record_id, farm_id) REFERENCES records (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE record_groups ADD CONSTRAINT record_groups_groups_group FOREIGN KEY (group_id, farm_id) REFERENCES groups (id, farm_id) ON DELETE CASCADE;
+ALTER TABLE record_groups ADD CONSTRAINT record_groups_records_record FOREIGN KEY (record_id, farm_id) REFERENCES records (id, farm_id) ON DELETE CASCADE;
 ALTER TABLE record_items ADD CONSTRAINT record_items_records_items FOREIGN KEY (record_id, farm_id) REFERENCES records (id, farm_id);
 ALTER TABLE treatment_reaches ADD CONSTRAINT treatment_reaches_record_items_reach FOREIGN KEY (record_item_id, farm_id) REFERENCES record_items (id, farm_id);
 ALTER TABLE webhook_attempts ADD CONSTRAINT webhook_attempts_webhook_deliveries_attempt_log FOREIGN KEY (delivery_id, farm_id) REFERENCES webhook_deliveries (id, farm_id) ON DELETE CASCADE;

@@ -417,6 +417,30 @@ func (f RecordFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, erro
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RecordMutation", m)
 }
 
+// The RecordAnimalFunc type is an adapter to allow the use of ordinary
+// function as RecordAnimal mutator.
+type RecordAnimalFunc func(context.Context, *ent.RecordAnimalMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f RecordAnimalFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.RecordAnimalMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RecordAnimalMutation", m)
+}
+
+// The RecordGroupFunc type is an adapter to allow the use of ordinary
+// function as RecordGroup mutator.
+type RecordGroupFunc func(context.Context, *ent.RecordGroupMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f RecordGroupFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.RecordGroupMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RecordGroupMutation", m)
+}
+
 // The RecordItemFunc type is an adapter to allow the use of ordinary
 // function as RecordItem mutator.
 type RecordItemFunc func(context.Context, *ent.RecordItemMutation) (ent.Value, error)

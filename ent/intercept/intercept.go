@@ -43,6 +43,8 @@ import (
 	"github.com/herdbook/herdbook/ent/outsideanimal"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recordanimal"
+	"github.com/herdbook/herdbook/ent/recordgroup"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/refreshtoken"
 	"github.com/herdbook/herdbook/ent/registrycredential"
@@ -1031,6 +1033,60 @@ func (f TraverseRecord) Traverse(ctx context.Context, q ent.Query) error {
 	return fmt.Errorf("unexpected query type %T. expect *ent.RecordQuery", q)
 }
 
+// The RecordAnimalFunc type is an adapter to allow the use of ordinary function as a Querier.
+type RecordAnimalFunc func(context.Context, *ent.RecordAnimalQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f RecordAnimalFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.RecordAnimalQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.RecordAnimalQuery", q)
+}
+
+// The TraverseRecordAnimal type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseRecordAnimal func(context.Context, *ent.RecordAnimalQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseRecordAnimal) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseRecordAnimal) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.RecordAnimalQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.RecordAnimalQuery", q)
+}
+
+// The RecordGroupFunc type is an adapter to allow the use of ordinary function as a Querier.
+type RecordGroupFunc func(context.Context, *ent.RecordGroupQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f RecordGroupFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.RecordGroupQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.RecordGroupQuery", q)
+}
+
+// The TraverseRecordGroup type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseRecordGroup func(context.Context, *ent.RecordGroupQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseRecordGroup) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseRecordGroup) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.RecordGroupQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.RecordGroupQuery", q)
+}
+
 // The RecordItemFunc type is an adapter to allow the use of ordinary function as a Querier.
 type RecordItemFunc func(context.Context, *ent.RecordItemQuery) (ent.Value, error)
 
@@ -1426,6 +1482,10 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.OutsideAnimalQuery, predicate.OutsideAnimal, outsideanimal.OrderOption]{typ: ent.TypeOutsideAnimal, tq: q}, nil
 	case *ent.RecordQuery:
 		return &query[*ent.RecordQuery, predicate.Record, record.OrderOption]{typ: ent.TypeRecord, tq: q}, nil
+	case *ent.RecordAnimalQuery:
+		return &query[*ent.RecordAnimalQuery, predicate.RecordAnimal, recordanimal.OrderOption]{typ: ent.TypeRecordAnimal, tq: q}, nil
+	case *ent.RecordGroupQuery:
+		return &query[*ent.RecordGroupQuery, predicate.RecordGroup, recordgroup.OrderOption]{typ: ent.TypeRecordGroup, tq: q}, nil
 	case *ent.RecordItemQuery:
 		return &query[*ent.RecordItemQuery, predicate.RecordItem, recorditem.OrderOption]{typ: ent.TypeRecordItem, tq: q}, nil
 	case *ent.RefreshTokenQuery:

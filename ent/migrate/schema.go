@@ -1215,6 +1215,58 @@ var (
 			},
 		},
 	}
+	// RecordAnimalsColumns holds the columns for the "record_animals" table.
+	RecordAnimalsColumns = []*schema.Column{
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "record_id", Type: field.TypeUUID},
+		{Name: "animal_id", Type: field.TypeUUID},
+	}
+	// RecordAnimalsTable holds the schema information for the "record_animals" table.
+	RecordAnimalsTable = &schema.Table{
+		Name:       "record_animals",
+		Columns:    RecordAnimalsColumns,
+		PrimaryKey: []*schema.Column{RecordAnimalsColumns[1], RecordAnimalsColumns[2]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "record_animals_records_record",
+				Columns:    []*schema.Column{RecordAnimalsColumns[1]},
+				RefColumns: []*schema.Column{RecordsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "record_animals_animals_animal",
+				Columns:    []*schema.Column{RecordAnimalsColumns[2]},
+				RefColumns: []*schema.Column{AnimalsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+	}
+	// RecordGroupsColumns holds the columns for the "record_groups" table.
+	RecordGroupsColumns = []*schema.Column{
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "record_id", Type: field.TypeUUID},
+		{Name: "group_id", Type: field.TypeUUID},
+	}
+	// RecordGroupsTable holds the schema information for the "record_groups" table.
+	RecordGroupsTable = &schema.Table{
+		Name:       "record_groups",
+		Columns:    RecordGroupsColumns,
+		PrimaryKey: []*schema.Column{RecordGroupsColumns[1], RecordGroupsColumns[2]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "record_groups_records_record",
+				Columns:    []*schema.Column{RecordGroupsColumns[1]},
+				RefColumns: []*schema.Column{RecordsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "record_groups_groups_group",
+				Columns:    []*schema.Column{RecordGroupsColumns[2]},
+				RefColumns: []*schema.Column{GroupsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+	}
 	// RecordItemsColumns holds the columns for the "record_items" table.
 	RecordItemsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1679,56 +1731,6 @@ var (
 			},
 		},
 	}
-	// RecordAnimalsColumns holds the columns for the "record_animals" table.
-	RecordAnimalsColumns = []*schema.Column{
-		{Name: "record_id", Type: field.TypeUUID},
-		{Name: "animal_id", Type: field.TypeUUID},
-	}
-	// RecordAnimalsTable holds the schema information for the "record_animals" table.
-	RecordAnimalsTable = &schema.Table{
-		Name:       "record_animals",
-		Columns:    RecordAnimalsColumns,
-		PrimaryKey: []*schema.Column{RecordAnimalsColumns[0], RecordAnimalsColumns[1]},
-		ForeignKeys: []*schema.ForeignKey{
-			{
-				Symbol:     "record_animals_record_id",
-				Columns:    []*schema.Column{RecordAnimalsColumns[0]},
-				RefColumns: []*schema.Column{RecordsColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-			{
-				Symbol:     "record_animals_animal_id",
-				Columns:    []*schema.Column{RecordAnimalsColumns[1]},
-				RefColumns: []*schema.Column{AnimalsColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-		},
-	}
-	// RecordGroupsColumns holds the columns for the "record_groups" table.
-	RecordGroupsColumns = []*schema.Column{
-		{Name: "record_id", Type: field.TypeUUID},
-		{Name: "group_id", Type: field.TypeUUID},
-	}
-	// RecordGroupsTable holds the schema information for the "record_groups" table.
-	RecordGroupsTable = &schema.Table{
-		Name:       "record_groups",
-		Columns:    RecordGroupsColumns,
-		PrimaryKey: []*schema.Column{RecordGroupsColumns[0], RecordGroupsColumns[1]},
-		ForeignKeys: []*schema.ForeignKey{
-			{
-				Symbol:     "record_groups_record_id",
-				Columns:    []*schema.Column{RecordGroupsColumns[0]},
-				RefColumns: []*schema.Column{RecordsColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-			{
-				Symbol:     "record_groups_group_id",
-				Columns:    []*schema.Column{RecordGroupsColumns[1]},
-				RefColumns: []*schema.Column{GroupsColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-		},
-	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
@@ -1765,6 +1767,8 @@ var (
 		OauthGrantsTable,
 		OutsideAnimalsTable,
 		RecordsTable,
+		RecordAnimalsTable,
+		RecordGroupsTable,
 		RecordItemsTable,
 		RefreshTokensTable,
 		RegistryCredentialsTable,
@@ -1778,8 +1782,6 @@ var (
 		WebhookEndpointsTable,
 		WebhookEventsTable,
 		FileRecordsTable,
-		RecordAnimalsTable,
-		RecordGroupsTable,
 	}
 )
 
@@ -1809,6 +1811,10 @@ func init() {
 	OauthGrantsTable.ForeignKeys[0].RefTable = OauthClientsTable
 	OauthGrantsTable.ForeignKeys[1].RefTable = UsersTable
 	RecordsTable.ForeignKeys[0].RefTable = FarmsTable
+	RecordAnimalsTable.ForeignKeys[0].RefTable = RecordsTable
+	RecordAnimalsTable.ForeignKeys[1].RefTable = AnimalsTable
+	RecordGroupsTable.ForeignKeys[0].RefTable = RecordsTable
+	RecordGroupsTable.ForeignKeys[1].RefTable = GroupsTable
 	RecordItemsTable.ForeignKeys[0].RefTable = RecordsTable
 	RefreshTokensTable.ForeignKeys[0].RefTable = OauthGrantsTable
 	RefreshTokensTable.ForeignKeys[1].RefTable = OauthClientsTable
@@ -1820,8 +1826,4 @@ func init() {
 	WebhookDeliveriesTable.ForeignKeys[1].RefTable = WebhookEventsTable
 	FileRecordsTable.ForeignKeys[0].RefTable = FilesTable
 	FileRecordsTable.ForeignKeys[1].RefTable = RecordsTable
-	RecordAnimalsTable.ForeignKeys[0].RefTable = RecordsTable
-	RecordAnimalsTable.ForeignKeys[1].RefTable = AnimalsTable
-	RecordGroupsTable.ForeignKeys[0].RefTable = RecordsTable
-	RecordGroupsTable.ForeignKeys[1].RefTable = GroupsTable
 }

@@ -108,6 +108,12 @@ type OutsideAnimal func(*sql.Selector)
 // Record is the predicate function for record builders.
 type Record func(*sql.Selector)
 
+// RecordAnimal is the predicate function for recordanimal builders.
+type RecordAnimal func(*sql.Selector)
+
+// RecordGroup is the predicate function for recordgroup builders.
+type RecordGroup func(*sql.Selector)
+
 // RecordItem is the predicate function for recorditem builders.
 type RecordItem func(*sql.Selector)
 

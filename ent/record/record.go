@@ -67,6 +67,10 @@ const (
 	EdgeItems = "items"
 	// EdgeFiles holds the string denoting the files edge name in mutations.
 	EdgeFiles = "files"
+	// EdgeAnimalLinks holds the string denoting the animal_links edge name in mutations.
+	EdgeAnimalLinks = "animal_links"
+	// EdgeGroupLinks holds the string denoting the group_links edge name in mutations.
+	EdgeGroupLinks = "group_links"
 	// Table holds the table name of the record in the database.
 	Table = "records"
 	// FarmTable is the table that holds the farm relation/edge.
@@ -98,6 +102,20 @@ const (
 	// FilesInverseTable is the table name for the File entity.
 	// It exists in this package in order to avoid circular dependency with the "file" package.
 	FilesInverseTable = "files"
+	// AnimalLinksTable is the table that holds the animal_links relation/edge.
+	AnimalLinksTable = "record_animals"
+	// AnimalLinksInverseTable is the table name for the RecordAnimal entity.
+	// It exists in this package in order to avoid circular dependency with the "recordanimal" package.
+	AnimalLinksInverseTable = "record_animals"
+	// AnimalLinksColumn is the table column denoting the animal_links relation/edge.
+	AnimalLinksColumn = "record_id"
+	// GroupLinksTable is the table that holds the group_links relation/edge.
+	GroupLinksTable = "record_groups"
+	// GroupLinksInverseTable is the table name for the RecordGroup entity.
+	// It exists in this package in order to avoid circular dependency with the "recordgroup" package.
+	GroupLinksInverseTable = "record_groups"
+	// GroupLinksColumn is the table column denoting the group_links relation/edge.
+	GroupLinksColumn = "record_id"
 )
 
 // Columns holds all SQL columns for record fields.
@@ -373,6 +391,34 @@ func ByFiles(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newFilesStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByAnimalLinksCount orders the results by animal_links count.
+func ByAnimalLinksCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newAnimalLinksStep(), opts...)
+	}
+}
+
+// ByAnimalLinks orders the results by animal_links terms.
+func ByAnimalLinks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newAnimalLinksStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByGroupLinksCount orders the results by group_links count.
+func ByGroupLinksCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newGroupLinksStep(), opts...)
+	}
+}
+
+// ByGroupLinks orders the results by group_links terms.
+func ByGroupLinks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newGroupLinksStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newFarmStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -406,6 +452,20 @@ func newFilesStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(FilesInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2M, true, FilesTable, FilesPrimaryKey...),
+	)
+}
+func newAnimalLinksStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(AnimalLinksInverseTable, AnimalLinksColumn),
+		sqlgraph.Edge(sqlgraph.O2M, true, AnimalLinksTable, AnimalLinksColumn),
+	)
+}
+func newGroupLinksStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(GroupLinksInverseTable, GroupLinksColumn),
+		sqlgraph.Edge(sqlgraph.O2M, true, GroupLinksTable, GroupLinksColumn),
 	)
 }
 

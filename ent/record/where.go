@@ -1146,6 +1146,52 @@ func HasFilesWith(preds ...predicate.File) predicate.Record {
 	})
 }
 
+// HasAnimalLinks applies the HasEdge predicate on the "animal_links" edge.
+func HasAnimalLinks() predicate.Record {
+	return predicate.Record(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, AnimalLinksTable, AnimalLinksColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasAnimalLinksWith applies the HasEdge predicate on the "animal_links" edge with a given conditions (other predicates).
+func HasAnimalLinksWith(preds ...predicate.RecordAnimal) predicate.Record {
+	return predicate.Record(func(s *sql.Selector) {
+		step := newAnimalLinksStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasGroupLinks applies the HasEdge predicate on the "group_links" edge.
+func HasGroupLinks() predicate.Record {
+	return predicate.Record(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, GroupLinksTable, GroupLinksColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasGroupLinksWith applies the HasEdge predicate on the "group_links" edge with a given conditions (other predicates).
+func HasGroupLinksWith(preds ...predicate.RecordGroup) predicate.Record {
+	return predicate.Record(func(s *sql.Selector) {
+		step := newGroupLinksStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Record) predicate.Record {
 	return predicate.Record(sql.AndPredicates(predicates...))

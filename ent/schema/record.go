@@ -41,9 +41,11 @@ func (Record) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("farm", Farm.Type).Ref("records").Field("farm_id").Unique().Required().Immutable().
 			Annotations(entgql.Skip()),
-		edge.To("animals", Animal.Type).Comment("The animals the record applies to, all of them.").
+		// Through RecordAnimal and RecordGroup, so that each link names its farm
+		// (docs/scaling.md).
+		edge.To("animals", Animal.Type).Through("animal_links", RecordAnimal.Type).Comment("The animals the record applies to, all of them.").
 			Annotations(entgql.Directives(entgql.Deprecated("Unbounded: use animalsConnection, a paged connection with totalCount."))),
-		edge.To("groups", Group.Type).Comment("The groups the record applies to."),
+		edge.To("groups", Group.Type).Through("group_links", RecordGroup.Type).Comment("The groups the record applies to."),
 		edge.To("items", RecordItem.Type).Comment("The record's lines, oldest first; one may carry a birth_history fact."),
 		edge.From("files", File.Type).Ref("records").Comment("The files attached to the record."),
 	}
@@ -207,4 +209,60 @@ func (TreatmentReach) Indexes() []ent.Index {
 func (TreatmentReach) Annotations() []schema.Annotation {
 	return []schema.Annotation{entgql.Skip(entgql.SkipAll),
 		schema.Comment("An animal a group treatment reached, stored when it was recorded.")}
+}
+
+// RecordAnimal links a record to an animal it applies to (Record.animals), with the record's
+// farm: the key a Citus cluster keeps a farm's rows together by (docs/scaling.md).
+type RecordAnimal struct{ ent.Schema }
+
+// Annotations of the RecordAnimal: keyed by the record and the animal, as ent's join table was.
+func (RecordAnimal) Annotations() []schema.Annotation {
+	return []schema.Annotation{field.ID("record_id", "animal_id"), entgql.Skip(entgql.SkipAll)}
+}
+
+// Fields of the RecordAnimal.
+func (RecordAnimal) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("record_id", uuid.UUID{}).Immutable(),
+		field.UUID("animal_id", uuid.UUID{}).Immutable(),
+		field.UUID("farm_id", uuid.UUID{}).Immutable(),
+	}
+}
+
+// Edges of the RecordAnimal: a link goes with its record or its animal.
+func (RecordAnimal) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("record", Record.Type).Unique().Required().Immutable().Field("record_id").
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("animal", Animal.Type).Unique().Required().Immutable().Field("animal_id").
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+	}
+}
+
+// RecordGroup links a record to a group it applies to (Record.groups), with the record's farm
+// (docs/scaling.md).
+type RecordGroup struct{ ent.Schema }
+
+// Annotations of the RecordGroup: keyed by the record and the group, as ent's join table was.
+func (RecordGroup) Annotations() []schema.Annotation {
+	return []schema.Annotation{field.ID("record_id", "group_id"), entgql.Skip(entgql.SkipAll)}
+}
+
+// Fields of the RecordGroup.
+func (RecordGroup) Fields() []ent.Field {
+	return []ent.Field{
+		field.UUID("record_id", uuid.UUID{}).Immutable(),
+		field.UUID("group_id", uuid.UUID{}).Immutable(),
+		field.UUID("farm_id", uuid.UUID{}).Immutable(),
+	}
+}
+
+// Edges of the RecordGroup: a link goes with its record or its group.
+func (RecordGroup) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("record", Record.Type).Unique().Required().Immutable().Field("record_id").
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.To("group", Group.Type).Unique().Required().Immutable().Field("group_id").
+			Annotations(entsql.OnDelete(entsql.Cascade)),
+	}
 }

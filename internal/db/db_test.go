@@ -17,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/migrate/migrations"
+	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/internal/db"
@@ -688,6 +689,66 @@ func TestFarmTaskAnimalFarmMigration(t *testing.T) {
 			d.Client.FarmTask.DeleteOneID(task.ID).ExecX(ctx)
 			if n := d.Client.FarmTaskAnimal.Query().CountX(ctx); n != 1 {
 				t.Errorf("%d links after deleting a task, want 1", n)
+			}
+		})
+	}
+}
+
+// TestRecordLinkFarmMigration applies the migration that makes Record.animals and
+// Record.groups go through RecordAnimal and RecordGroup, whose links name the record's farm
+// (docs/scaling.md), over two farms' links written before it: each link gets its record's
+// farm, records still load their animals and groups, and deleting a record still takes its
+// links with it.
+func TestRecordLinkFarmMigration(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			ctx := context.Background()
+			d := migratedBefore(t, dia, "_record_link_farm.sql")
+			const ts = "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP"
+			for _, f := range []string{"1", "2"} {
+				farm := "f0000000-0000-4000-8000-00000000000" + f
+				for _, q := range []string{
+					"INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('" + farm + "', " + ts + ", true, 'F" + f + "', 'CATTLE')",
+					"INSERT INTO animals (id, created_at, updated_at, is_active, tag, farm_id) VALUES ('a0000000-0000-4000-8000-00000000000" + f + "', " + ts + ", true, 'T" + f + "', '" + farm + "')",
+					"INSERT INTO groups (id, created_at, updated_at, is_active, name, farm_id) VALUES ('b0000000-0000-4000-8000-00000000000" + f + "', " + ts + ", true, 'G" + f + "', '" + farm + "')",
+					"INSERT INTO records (id, created_at, updated_at, is_active, type, name, applied_at, farm_id) VALUES ('c0000000-0000-4000-8000-00000000000" + f + "', " + ts + ", true, 'OTHER', 'r', CURRENT_TIMESTAMP, '" + farm + "')",
+					"INSERT INTO record_animals (record_id, animal_id) VALUES ('c0000000-0000-4000-8000-00000000000" + f + "', 'a0000000-0000-4000-8000-00000000000" + f + "')",
+					"INSERT INTO record_groups (record_id, group_id) VALUES ('c0000000-0000-4000-8000-00000000000" + f + "', 'b0000000-0000-4000-8000-00000000000" + f + "')",
+				} {
+					if _, err := d.SQL.ExecContext(ctx, q); err != nil {
+						t.Fatalf("%s: %v", q, err)
+					}
+				}
+			}
+			if _, err := d.Migrate(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{
+				"c0000000-0000-4000-8000-000000000001": "f0000000-0000-4000-8000-000000000001",
+				"c0000000-0000-4000-8000-000000000002": "f0000000-0000-4000-8000-000000000002",
+			}
+			animals, groups := d.Client.RecordAnimal.Query().AllX(ctx), d.Client.RecordGroup.Query().AllX(ctx)
+			if len(animals) != 2 || len(groups) != 2 {
+				t.Fatalf("%d animal and %d group links after the migration, want 2 of each", len(animals), len(groups))
+			}
+			for _, l := range animals {
+				if want[l.RecordID.String()] != l.FarmID.String() {
+					t.Errorf("animal link of record %s has farm %s", l.RecordID, l.FarmID)
+				}
+			}
+			for _, l := range groups {
+				if want[l.RecordID.String()] != l.FarmID.String() {
+					t.Errorf("group link of record %s has farm %s", l.RecordID, l.FarmID)
+				}
+			}
+			r := d.Client.Record.Query().Where(record.ID(uuid.MustParse("c0000000-0000-4000-8000-000000000002"))).WithAnimals().WithGroups().OnlyX(ctx)
+			if len(r.Edges.Animals) != 1 || r.Edges.Animals[0].Tag != "T2" || len(r.Edges.Groups) != 1 || r.Edges.Groups[0].Name != "G2" {
+				t.Fatalf("record's animals %v and groups %v after the migration", r.Edges.Animals, r.Edges.Groups)
+			}
+			d.Client.Record.DeleteOneID(r.ID).ExecX(ctx)
+			if a, g := d.Client.RecordAnimal.Query().CountX(ctx), d.Client.RecordGroup.Query().CountX(ctx); a != 1 || g != 1 {
+				t.Errorf("%d animal and %d group links after deleting a record, want 1 of each", a, g)
 			}
 		})
 	}

@@ -149,20 +149,26 @@ func run(ctx context.Context, c *ent.Client, o Options) (Result, error) {
 			end := min(start+batch, o.RecordsPerFarm)
 			rb := make([]*ent.RecordCreate, 0, end-start)
 			ids := make([]uuid.UUID, 0, end-start)
+			var links herdbook.RecordLinks
 			for i := start; i < end; i++ {
 				id := uuid.New()
 				ids = append(ids, id)
 				r := c.Record.Create().SetID(id).SetFarmID(f.ID).SetName(fmt.Sprintf("Record %d", i+1)).
 					SetType(recKind[i%len(recKind)]).SetAppliedAt(base.Add(time.Duration(i) * time.Hour))
+				var ra, rg []uuid.UUID
 				if len(animals) > 0 {
-					r.AddAnimalIDs(animals[rng.IntN(len(animals))])
+					ra = append(ra, animals[rng.IntN(len(animals))])
 				}
 				if len(groups) > 0 && i%3 == 0 {
-					r.AddGroupIDs(groups[rng.IntN(len(groups))])
+					rg = append(rg, groups[rng.IntN(len(groups))])
 				}
+				links.Add(c, f.ID, id, ra, rg)
 				rb = append(rb, r)
 			}
 			if err := c.Record.CreateBulk(rb...).Exec(ctx); err != nil {
+				return res, err
+			}
+			if err := links.Save(ctx, c); err != nil {
 				return res, err
 			}
 			res.Records += len(rb)
