@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -93,6 +94,7 @@ fragment RESTAnimal on Animal {
 //
 // Both sides run as the farm's owner through the whole HTTP stack of one app, and the test
 // client reads each answer's bytes without decoding them (the same client work both ways).
+// GQLCOST_SHOW=1 with -v logs both answers of each pair.
 func restPairs(tb testing.TB) []restPair {
 	today := func(s *screensFarm) string { return s.today }
 	register := func(s *screensFarm) map[string]any {
@@ -257,6 +259,9 @@ func BenchmarkGraphQLAgainstREST(b *testing.B) {
 				}
 				if !slices.Equal(g, r) || len(g) == 0 || p.byTag && len(g) < 48 {
 					b.Fatalf("%s: GraphQL answers %v, REST %v", p.name, g, r)
+				}
+				if os.Getenv("GQLCOST_SHOW") != "" {
+					b.Logf("%s\nGraphQL: %s\nREST: %s", p.name, gql.do(), rest.do())
 				}
 				b.Run(p.name, func(b *testing.B) {
 					for _, sd := range []*side{gql, rest} { // warm: pools, prepared statements, kept answers
