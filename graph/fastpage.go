@@ -32,7 +32,8 @@ import (
 // would answer with an error (a null where the schema says non-null) falls back to the
 // executor for the whole connection.
 
-// slowRecordsPage turns the one-pass writer off; tests that compare the two writers set it.
+// slowRecordsPage turns the one-pass writers off (records here, animals in fastanimals.go);
+// tests that compare them with the executor set it.
 var slowRecordsPage atomic.Bool
 
 // recordsPage writes conn, the value of the Farm.records field of fc, as the executor

@@ -569,6 +569,9 @@ func (r rawJSON) MarshalGQL(w io.Writer) { _, _ = w.Write(r) }
 // codeAnswerTooLarge is the extensions.code of an answer stopped by its byte ceiling.
 const codeAnswerTooLarge = "ANSWER_TOO_LARGE"
 
+// onePassPages counts the pages the one-pass writers answered (tests read it).
+var onePassPages atomic.Int64
+
 // countAnswer is the field middleware that charges each resolved field to the budget.
 func countAnswer(ctx context.Context, next graphql.Resolver) (any, error) {
 	b, _ := ctx.Value(answerBudgetKey{}).(*answerBudget)
@@ -580,9 +583,19 @@ func countAnswer(ctx context.Context, next graphql.Resolver) (any, error) {
 	}
 	res, err := next(ctx)
 	fc := graphql.GetFieldContext(ctx)
-	if conn, ok := res.(*ent.RecordConnection); ok && err == nil && !slowRecordsPage.Load() && fc != nil && !tracing.On() {
-		// A records page is written in one pass (fastpage.go), charged as it is written.
-		page, ok, stopped := recordsPage(ctx, fc, conn, b)
+	if res != nil && err == nil && !slowRecordsPage.Load() && fc != nil && !tracing.On() {
+		// A records page (fastpage.go) and an animals page (fastanimals.go) are written in one
+		// pass, charged as they are written.
+		var (
+			page        []byte
+			ok, stopped bool
+		)
+		switch conn := res.(type) {
+		case *ent.RecordConnection:
+			page, ok, stopped = recordsPage(ctx, fc, conn, b)
+		case *ent.AnimalConnection:
+			page, ok, stopped = animalsPage(ctx, fc, conn, b)
+		}
 		if stopped {
 			b.over.Store(true)
 			return nil, errAnswerStopped
@@ -592,6 +605,7 @@ func countAnswer(ctx context.Context, next graphql.Resolver) (any, error) {
 				b.over.Store(true)
 				return nil, errAnswerStopped
 			}
+			onePassPages.Add(1)
 			return rawJSON(page), nil
 		}
 	}
