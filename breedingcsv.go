@@ -75,15 +75,7 @@ func (s *Service) breedingFacts(ctx context.Context, farmID uuid.UUID, from, to 
 	if err != nil {
 		return nil, err
 	}
-	var out []evidence.Fact
-	for _, it := range items {
-		f, ok, errs := storedFact(it.Metadata)
-		if !ok || len(errs) > 0 {
-			continue
-		}
-		f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
-		out = append(out, f)
-	}
+	out := factsOf(items)
 	slices.SortFunc(out, func(a, b evidence.Fact) int {
 		return cmp.Or(cmp.Compare(a.Date, b.Date), cmp.Compare(a.RecordID, b.RecordID), cmp.Compare(a.RecordItemID, b.RecordItemID))
 	})

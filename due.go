@@ -116,15 +116,7 @@ func (s *Service) dueList(ctx context.Context, farmID uuid.UUID, asOf string) ([
 		if err != nil {
 			return nil, err
 		}
-		var facts []evidence.Fact
-		for _, it := range items {
-			f, ok, errs := storedFact(it.Metadata)
-			if !ok || len(errs) > 0 {
-				continue
-			}
-			f.RecordID, f.RecordItemID = it.RecordID.String(), it.ID.String()
-			facts = append(facts, f)
-		}
+		facts := factsOf(items)
 		if byBreed {
 			// Only a breed's own gestation needs the breeds of the sires the farm has no
 			// profile of: its outside sires.
