@@ -38,7 +38,7 @@ func TestEveryScreenFitsAPhone(t *testing.T) {
 			"/outbox", "/settings",
 			// The set-up forms (issue 31.3): a new farm, an animal, a group, a medicine and its
 			// purchase, a CSV import, the birth settings.
-			"/farms/new", base + "/animals/new", base + "/groups/new", base + "/medicines/new", base + "/import", base + "/birth-settings",
+			"/farms/new", base + "/animals/new", base + "/groups/new", base + "/medicines/new", base + "/import", base + "/import/weighings", base + "/birth-settings",
 		} {
 			b.goTo(t, path, "")
 			b.poll(t, path+" drawn", `location.pathname === `+jsString(path)+` && !!document.querySelector('main h1') && !document.querySelector('main [aria-busy=true]')`)

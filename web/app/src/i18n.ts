@@ -167,7 +167,7 @@ const en = {
   dev_error: 'error', devicesNone: 'This browser connects no reader or scale itself; a reader in keyboard mode types into the EID field. Chrome and Edge connect them by cable (Web Serial) or Bluetooth.',
   eidRead: 'Read', notAnimalCode: 'Not an animal’s code', onScale: 'On the scale', stable: 'stable', moving: 'moving', overload: 'overload', underload: 'underload',
   lastWeight: 'Last weight', noWeightYet: 'Not weighed yet', dueToCalve: 'Due to give birth', eidNotWeight: 'That was a tag read, not a weight: looking the animal up.',
-  notKnownHere: 'not known on this device (offline)',
+  notKnownHere: 'not known on this device (offline)', scaleSession: 'A session on a scale that keeps its own file? Import it',
   // A scanned list on Treat and Move (screens/Forms.tsx).
   scanList: 'Scan a list', scanField: 'Scan or type an EID or tag, then Enter',
   scanNote: 'Each code adds its animal to the list; Enter here never saves. Save then records it for every animal in the list.',
@@ -349,7 +349,7 @@ const fr: Catalogue = {
   dev_error: 'erreur', devicesNone: 'Ce navigateur ne connecte lui-même ni lecteur ni bascule ; un lecteur en mode clavier écrit dans le champ IDE. Chrome et Edge les connectent par câble (Web Serial) ou en Bluetooth.',
   eidRead: 'Lu', notAnimalCode: 'Pas le code d’un animal', onScale: 'Sur la bascule', stable: 'stable', moving: 'en mouvement', overload: 'surcharge', underload: 'sous-charge',
   lastWeight: 'Dernière pesée', noWeightYet: 'Jamais pesé', dueToCalve: 'Mise bas prévue', eidNotWeight: 'C’était une lecture de boucle, pas un poids : recherche de l’animal.',
-  notKnownHere: 'inconnu sur cet appareil (hors ligne)',
+  notKnownHere: 'inconnu sur cet appareil (hors ligne)', scaleSession: 'Une séance sur une bascule qui garde son propre fichier ? L’importer',
   // Une liste scannée, pour Traiter et Déplacer (screens/Forms.tsx).
   scanList: 'Scanner une liste', scanField: 'Scannez ou tapez un IDE ou un numéro, puis Entrée',
   scanNote: 'Chaque code ajoute son animal à la liste ; Entrée ici n’enregistre jamais. Enregistrer le saisit ensuite pour chaque animal de la liste.',

@@ -139,6 +139,7 @@ function route(path: string, authed: boolean, online: boolean) {
   if ((r = m(/^\/farms\/([^/]+)\/groups\/new$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.NewGroup farmID={f} />} />; }
   if ((r = m(/^\/farms\/([^/]+)\/medicines\/new$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.NewMedicine farmID={f} />} />; }
   if ((r = m(/^\/farms\/([^/]+)\/import$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.Import farmID={f} />} />; }
+  if ((r = m(/^\/farms\/([^/]+)\/import\/weighings$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.WeighImport farmID={f} />} />; }
   if ((r = m(/^\/farms\/([^/]+)\/birth-settings$/))) { const f = r[1]!; return <OnboardScreen key={p} show={(o) => <o.BirthSettings farmID={f} />} />; }
   if ((r = m(/^\/farms\/([^/]+)\/animals\/([^/]+)$/))) return <Animal farmID={r[1]!} id={r[2]!} />;
   if ((r = m(/^\/farms\/([^/]+)\/weigh$/))) return <Weigh farmID={r[1]!} />;

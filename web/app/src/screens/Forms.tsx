@@ -281,6 +281,7 @@ export function Weigh({ farmID }: { farmID: string }) {
       {live && <p id="weigh-scale" class="muted">{t('onScale')}: {live.kind === 'weight' ? `${showWeight(live.kg)} · ${t(live.stable ? 'stable' : 'moving')}` : t(live.kind)}</p>}
       {msg && <p role="status" id="weigh-status">{msg}</p>}
       <Devices onLine={onLine} />
+      <p class="note"><a href={`/farms/${farmID}/import/weighings`} id="weigh-import">{t('scaleSession')}</a></p>
       {done.length > 0 && <><h2>{t('session')}</h2><ol class="session" id="weigh-session">{done.map((d, i) => <li key={i}>{d.tag}: {d.text}</li>)}</ol></>}
     </section>
   );

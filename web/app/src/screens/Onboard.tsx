@@ -14,7 +14,7 @@ import {
   GroupCreateDocument, GroupsDocument, MedicineCreateDocument, MedicineFormDocument, MedicinePurchaseDocument, PurchaseRecordDocument,
   type FarmSpecies, type Sex,
 } from '../graphql/generated';
-import { prefs, showDate, t, today, type Key } from '../i18n';
+import { prefs, showDate, showWeight, t, today, type Key } from '../i18n';
 import { onOutbox, write } from '../outbox';
 import { navigate } from '../router';
 import { Field, invalid, judge, type Problems } from './Field';
@@ -30,6 +30,11 @@ const en = {
   importChecked: 'The file is good: this is what an import would do.', importDone: 'Imported.', importProblems: 'Problems in the file, by row and column',
   importCreated: 'New animals', importUpdated: 'Animals changed', importUnchanged: 'Unchanged', importGroups: 'New groups',
   import_created: 'new', import_updated: 'changed', import_unchanged: 'unchanged', row: 'Row', column: 'Column', problem: 'Problem',
+  importSession: 'Import a weigh scale session', sessionFile: 'The session file the scale exported',
+  sessionNote: 'Tru-Test, Gallagher and Digi-Star session files (docs/csv.md). Each line’s animal is found by its EID or tag and its weight checked against its history; nothing is written unless every line is good.',
+  sessionUnit: 'Unit of the weights', sessionDateOrder: 'How the file writes its dates', sessionDate: 'Day of the session (if the file has no dates)',
+  asTheFileSays: 'As the file says', dayFirst: 'Day first (13/03/2026)', monthFirst: 'Month first (03/13/2026)',
+  sessionRows: 'Weighings in the file', sessionRecorded: 'Weights recorded', sessionIgnored: 'Columns not recorded:', weighRecorded: 'recorded',
   manyAnimals: 'Many animals?', invoiceFile: 'Or the invoice as a file', proofNote: 'A purchase needs its proof: the invoice’s reference, or the invoice itself.',
   farmName: 'Farm name', species: 'Species', speciesOther: 'Which species', species_CATTLE: 'Cattle', species_SHEEP: 'Sheep', species_GOAT: 'Goats',
   species_HORSE: 'Horses', species_BISON: 'Bison', species_ELK: 'Elk', species_OTHER: 'Another species',
@@ -58,6 +63,11 @@ const fr: typeof en = {
   importChecked: 'Le fichier est bon : voici ce que ferait l’import.', importDone: 'Importé.', importProblems: 'Problèmes du fichier, par ligne et colonne',
   importCreated: 'Nouveaux animaux', importUpdated: 'Animaux modifiés', importUnchanged: 'Inchangés', importGroups: 'Nouveaux lots',
   import_created: 'nouveau', import_updated: 'modifié', import_unchanged: 'inchangé', row: 'Ligne', column: 'Colonne', problem: 'Problème',
+  importSession: 'Importer une séance de pesée', sessionFile: 'Le fichier de séance exporté par la bascule',
+  sessionNote: 'Fichiers de séance Tru-Test, Gallagher et Digi-Star (docs/csv.md). L’animal de chaque ligne est trouvé par son IDE ou son numéro et son poids confronté à son historique ; rien n’est écrit tant qu’une ligne est fausse.',
+  sessionUnit: 'Unité des poids', sessionDateOrder: 'Comment le fichier écrit ses dates', sessionDate: 'Jour de la séance (si le fichier n’a pas de dates)',
+  asTheFileSays: 'Comme le dit le fichier', dayFirst: 'Jour d’abord (13/03/2026)', monthFirst: 'Mois d’abord (03/13/2026)',
+  sessionRows: 'Pesées du fichier', sessionRecorded: 'Poids enregistrés', sessionIgnored: 'Colonnes non enregistrées :', weighRecorded: 'enregistré',
   manyAnimals: 'Beaucoup d’animaux ?', invoiceFile: 'Ou la facture en fichier', proofNote: 'Un achat a besoin de sa preuve : la référence de la facture, ou la facture elle-même.',
   farmName: 'Nom de l’exploitation', species: 'Espèce', speciesOther: 'Quelle espèce', species_CATTLE: 'Bovins', species_SHEEP: 'Ovins',
   species_GOAT: 'Caprins', species_HORSE: 'Équins', species_BISON: 'Bisons', species_ELK: 'Wapitis', species_OTHER: 'Autre espèce',
@@ -531,28 +541,31 @@ interface ImportAnswer {
 }
 interface RowProblem { row?: number; column?: string; message?: string }
 
-/** Import sends a register kept elsewhere as CSV (docs/csv.md): checked first (a dry run) or
- * imported, all or nothing. The server reads every row; its problems are listed by row and
- * column, as a spreadsheet numbers them. It needs the network: the file goes to the server. */
-export function Import({ farmID }: { farmID: string }) {
+/** useUpload sends a file to one of the REST API's imports (docs/csv.md): checked first (a
+ * dry run) or imported, all or nothing. The server reads every row; its problems come back by
+ * row and column, as a spreadsheet numbers them. It needs the network: the file goes to the
+ * server. path is the import's address for a dry run or not. */
+function useUpload<A>(path: (dry: boolean) => string) {
   const [file, setFile] = useState<File | null>(null);
   const [busy, setBusy] = useState(false);
   const [msg, setMsg] = useState('');
-  const [answer, setAnswer] = useState<ImportAnswer | null>(null);
+  const [answer, setAnswer] = useState<A | null>(null);
   const [problems, setProblems] = useState<RowProblem[]>([]);
-  // One key per file and mode: a retry of the same import replays the server's first answer.
+  // One key per file and request: a retry of the same import replays the server's first answer.
   const [keys] = useState(() => new Map<string, string>());
+  const pick = (f: File | null) => { setFile(f); setAnswer(null); setProblems([]); setMsg(''); };
   const run = async (dry: boolean) => {
     if (!file) return;
     if (!navigator.onLine) { setMsg(say('needsNetworkNew')); return; }
     setBusy(true); setMsg(''); setAnswer(null); setProblems([]);
-    const id = `${file.name}:${file.size}:${file.lastModified}:${dry}`;
+    const url = path(dry);
+    const id = `${file.name}:${file.size}:${file.lastModified}:${url}`;
     if (!keys.has(id)) keys.set(id, crypto.randomUUID());
     const form = new FormData();
     form.append('file', file, file.name);
     try {
-      const res = await authFetch(`/v1/farm/${farmID}/animals/import?dry_run=${dry}`, { method: 'POST', body: form, headers: { 'Idempotency-Key': keys.get(id)! } });
-      const body = await res.json().catch(() => null) as (ImportAnswer & { errors?: RowProblem[] }) | null;
+      const res = await authFetch(url, { method: 'POST', body: form, headers: { 'Idempotency-Key': keys.get(id)! } });
+      const body = await res.json().catch(() => null) as (A & { errors?: RowProblem[] }) | null;
       if (res.ok && body) {
         setAnswer(body);
         setMsg(say(dry ? 'importChecked' : 'importDone'));
@@ -565,27 +578,44 @@ export function Import({ farmID }: { farmID: string }) {
     }
     setBusy(false);
   };
-  const submit = (e: Event) => { e.preventDefault(); void run(false); };
+  return { file, pick, busy, msg, answer, problems, run };
+}
+
+/** UploadForm is an import's form: the file, the import's own fields, Check and Import, the
+ * status and the server's problems by row and column. */
+function UploadForm<A>({ id, up, label, accept, note, children }: {
+  id: string; up: ReturnType<typeof useUpload<A>>; label: string; accept: string; note: string; children?: JSX.Element | JSX.Element[];
+}) {
+  return <>
+    <form class="card" id={`${id}-form`} onSubmit={(e) => { e.preventDefault(); void up.run(false); }}>
+      <Field id={`${id}-file`} label={label}>
+        <input type="file" id={`${id}-file`} accept={accept} required onChange={(e) => up.pick(e.currentTarget.files?.[0] ?? null)} /></Field>
+      {children}
+      <p class="note">{note}</p>
+      <div class="actions">
+        <button type="button" class="secondary" id={`${id}-check`} disabled={up.busy || !up.file} onClick={() => void up.run(true)}>{say('importCheck')}</button>
+        <button type="submit" id={`${id}-save`} disabled={up.busy || !up.file}>{say('importRun')}</button>
+      </div>
+      {up.msg && <p role="status" id={`${id}-status`}>{up.msg}</p>}
+    </form>
+    {up.problems.length > 0 && (
+      <table class="table" id={`${id}-problems`}>
+        <caption>{say('importProblems')}</caption>
+        <thead><tr><th scope="col">{say('row')}</th><th scope="col">{say('column')}</th><th scope="col">{say('problem')}</th></tr></thead>
+        <tbody>{up.problems.map((p, i) => <tr key={i}><td>{p.row ?? '—'}</td><td>{p.column ?? '—'}</td><td>{p.message}</td></tr>)}</tbody>
+      </table>
+    )}
+  </>;
+}
+
+/** Import sends a register kept elsewhere as CSV (docs/csv.md). */
+export function Import({ farmID }: { farmID: string }) {
+  const up = useUpload<ImportAnswer>((dry) => `/v1/farm/${farmID}/animals/import?dry_run=${dry}`);
+  const answer = up.answer;
   return (
     <section aria-labelledby="im-title">
       <h1 id="im-title">{say('importAnimals')}</h1>
-      <form class="card" id="import-form" onSubmit={submit}>
-        <Field id="im-file" label={say('importFile')}>
-          <input type="file" id="im-file" accept=".csv,text/csv" required onChange={(e) => { setFile(e.currentTarget.files?.[0] ?? null); setAnswer(null); setProblems([]); setMsg(''); }} /></Field>
-        <p class="note">{say('importNote')}</p>
-        <div class="actions">
-          <button type="button" class="secondary" id="im-check" disabled={busy || !file} onClick={() => void run(true)}>{say('importCheck')}</button>
-          <button type="submit" id="im-save" disabled={busy || !file}>{say('importRun')}</button>
-        </div>
-        {msg && <p role="status" id="im-status">{msg}</p>}
-      </form>
-      {problems.length > 0 && (
-        <table class="table" id="im-problems">
-          <caption>{say('importProblems')}</caption>
-          <thead><tr><th scope="col">{say('row')}</th><th scope="col">{say('column')}</th><th scope="col">{say('problem')}</th></tr></thead>
-          <tbody>{problems.map((p, i) => <tr key={i}><td>{p.row ?? '—'}</td><td>{p.column ?? '—'}</td><td>{p.message}</td></tr>)}</tbody>
-        </table>
-      )}
+      <UploadForm id="im" up={up} label={say('importFile')} accept=".csv,text/csv" note={say('importNote')} />
       {answer && <>
         <dl class="stats" id="im-summary">
           <div><dt>{say('importCreated')}</dt><dd>{answer.created}</dd></div>
@@ -595,6 +625,58 @@ export function Import({ farmID }: { farmID: string }) {
         </dl>
         <ul class="plain" id="im-animals">{answer.animals.slice(0, 200).map((a) => (
           <li key={a.row}>{say('row')} {a.row} · {a.animal_id ? <a href={`/farms/${farmID}/animals/${a.animal_id}`}>{a.tag}</a> : a.tag} · {say(`import_${a.action}` as Word)}</li>
+        ))}</ul>
+      </>}
+    </section>
+  );
+}
+
+interface WeighAnswer {
+  dry_run: boolean; layout: string; rows: number; recorded: number; unchanged: number; ignored_columns: string[];
+  weighings: Array<{ line: number; animal_id: string; tag: string; date: string; kg: number; action: string }>;
+}
+
+/** WeighImport takes a weigh scale's session file (Tru-Test, Gallagher, Digi-Star: docs/csv.md)
+ * through the REST import: each line's animal found by its EID or tag and its weight held to
+ * the animal's history, nothing written unless every line is good. The unit, the order of a
+ * d/m/y date and the session's day are asked only for what the file does not say, and never
+ * assumed: the server refuses a file that leaves one open. */
+export function WeighImport({ farmID }: { farmID: string }) {
+  const [unit, setUnit] = useState('');
+  const [order, setOrder] = useState('');
+  const [day, setDay] = useState('');
+  const up = useUpload<WeighAnswer>((dry) => {
+    const q = new URLSearchParams({ dry_run: String(dry) });
+    if (unit) q.set('unit', unit);
+    if (order) q.set('date_order', order);
+    if (day) q.set('date', day);
+    return `/v1/farm/${farmID}/weighings/import?${q}`;
+  });
+  const answer = up.answer;
+  return (
+    <section aria-labelledby="wi-title">
+      <h1 id="wi-title">{say('importSession')}</h1>
+      <UploadForm id="wi" up={up} label={say('sessionFile')} accept=".csv,.txt,text/csv,text/plain" note={say('sessionNote')}>
+        <Field id="wi-unit" label={say('sessionUnit')}>
+          <select id="wi-unit" value={unit} onChange={(e) => setUnit(e.currentTarget.value)}>
+            <option value="">{say('asTheFileSays')}</option><option value="kg">kg</option><option value="lb">lb</option>
+          </select></Field>
+        <Field id="wi-order" label={say('sessionDateOrder')}>
+          <select id="wi-order" value={order} onChange={(e) => setOrder(e.currentTarget.value)}>
+            <option value="">{say('asTheFileSays')}</option><option value="dmy">{say('dayFirst')}</option><option value="mdy">{say('monthFirst')}</option>
+          </select></Field>
+        <Field id="wi-date" label={say('sessionDate')}>
+          <DateInput id="wi-date" name={say('sessionDate')} max={today()} value={day} onValue={setDay} /></Field>
+      </UploadForm>
+      {answer && <>
+        <dl class="stats" id="wi-summary">
+          <div><dt>{say('sessionRows')}</dt><dd>{answer.rows}</dd></div>
+          <div><dt>{say('sessionRecorded')}</dt><dd>{answer.recorded}</dd></div>
+          <div><dt>{say('importUnchanged')}</dt><dd>{answer.unchanged}</dd></div>
+        </dl>
+        {answer.ignored_columns.length > 0 && <p class="note" id="wi-ignored">{say('sessionIgnored')} <span translate={false}>{answer.ignored_columns.join(', ')}</span></p>}
+        <ul class="plain" id="wi-weighings">{answer.weighings.slice(0, 200).map((w) => (
+          <li key={w.line}>{say('row')} {w.line} · <a href={`/farms/${farmID}/animals/${w.animal_id}`}>{w.tag}</a> · {showDate(w.date)} · {showWeight(w.kg)} · {say(w.action === 'recorded' ? 'weighRecorded' : 'import_unchanged')}</li>
         ))}</ul>
       </>}
     </section>
