@@ -178,7 +178,7 @@ func TestReviewPlanOnSQLite(t *testing.T) {
 		plan = append(plan, detail)
 	}
 	for _, line := range plan {
-		if strings.Contains(line, "fact_kind_fact_date") || strings.HasPrefix(line, "SCAN ") && !strings.HasPrefix(line, "SCAN review_") {
+		if strings.Contains(line, "INDEX recorditem_fact_kind_fact_date ") || strings.HasPrefix(line, "SCAN ") && !strings.HasPrefix(line, "SCAN review_") {
 			t.Errorf("SQLite reads facts by kind or whole: %q in\n%s", line, strings.Join(plan, "\n"))
 		}
 	}

@@ -1326,9 +1326,20 @@ var (
 				Columns: []*schema.Column{RecordItemsColumns[18]},
 			},
 			{
-				Name:    "recorditem_fact_group_fact_kind",
+				Name:    "recorditem_fact_group_fact_kind_fact_date",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[19], RecordItemsColumns[16]},
+				Columns: []*schema.Column{RecordItemsColumns[19], RecordItemsColumns[16], RecordItemsColumns[20]},
+				Annotation: &entsql.IndexAnnotation{
+					IncludeColumns: []string{
+						RecordItemsColumns[21].Name,
+
+						RecordItemsColumns[17].Name,
+
+						RecordItemsColumns[25].Name,
+
+						RecordItemsColumns[3].Name,
+					},
+				},
 			},
 			{
 				Name:    "recorditem_fact_value_fact_kind",

@@ -124,7 +124,12 @@ func (RecordItem) Indexes() []ent.Index {
 		index.Fields("record_id", "is_active"),
 		index.Fields("fact_subject"),
 		index.Fields("fact_dam"),
-		index.Fields("fact_group", "fact_kind"),
+		// A group's facts of a kind on a day: the birth review's bulls that ran with the dam's
+		// groups (review_mates) filter a group's memberships by their dates. On PostgreSQL the
+		// index carries what that part reads, so it is an index-only scan rather than a heap
+		// fetch per membership (docs/performance.md, issue 32.4).
+		index.Fields("fact_group", "fact_kind", "fact_date").
+			Annotations(entsql.IncludeColumns("fact_until", "fact_subject", "record_id", "is_active")),
 		index.Fields("fact_value", "fact_kind"),
 		index.Fields("fact_tail", "fact_kind"),
 		index.Fields("fact_kind", "fact_date"),
