@@ -47,71 +47,11 @@ func animalsPage(ctx context.Context, fc *graphql.FieldContext, conn *ent.Animal
 }
 
 func (w *pageWriter) animalConnection(sel ast.SelectionSet, conn *ent.AnimalConnection) {
-	fs := w.fields(sel, animalConnectionImplementors)
-	w.buf.WriteByte('{')
-	for i, f := range fs {
-		if w.failed || w.stopped {
-			return
-		}
-		w.key(i, f)
-		switch f.Name {
-		case "__typename":
-			graphql.MarshalString("AnimalConnection").MarshalGQL(w.buf)
-		case "totalCount":
-			w.nonNull(graphql.MarshalInt(conn.TotalCount))
-		case "pageInfo":
-			w.pageInfo(f.Selections, &conn.PageInfo)
-		case "edges":
-			if conn.Edges == nil {
-				w.null()
-				continue
-			}
-			w.buf.WriteByte('[')
-			for j, e := range conn.Edges {
-				if j > 0 {
-					w.buf.WriteByte(',')
-				}
-				if e == nil {
-					w.null()
-					continue
-				}
-				w.animalEdge(f.Selections, e)
-				if w.failed || w.overBudget() {
-					return
-				}
-			}
-			w.buf.WriteByte(']')
-		default:
-			w.failed = true
-		}
-	}
-	w.buf.WriteByte('}')
+	writeConnection(w, sel, animalConnectionImplementors, "AnimalConnection", conn.TotalCount, &conn.PageInfo, conn.Edges, w.animalEdge)
 }
 
 func (w *pageWriter) animalEdge(sel ast.SelectionSet, e *ent.AnimalEdge) {
-	fs := w.fields(sel, animalEdgeImplementors)
-	w.buf.WriteByte('{')
-	for i, f := range fs {
-		if w.failed {
-			return
-		}
-		w.key(i, f)
-		switch f.Name {
-		case "__typename":
-			graphql.MarshalString("AnimalEdge").MarshalGQL(w.buf)
-		case "cursor":
-			e.Cursor.MarshalGQL(w.buf)
-		case "node":
-			if e.Node == nil {
-				w.null()
-			} else {
-				w.animal(f.Selections, e.Node)
-			}
-		default:
-			w.failed = true
-		}
-	}
-	w.buf.WriteByte('}')
+	writeEdge(w, sel, animalEdgeImplementors, "AnimalEdge", e.Cursor, e.Node, w.animal)
 }
 
 func (w *pageWriter) animal(sel ast.SelectionSet, a *ent.Animal) {

@@ -123,7 +123,13 @@ func (w *pageWriter) overBudget() bool {
 }
 
 func (w *pageWriter) connection(sel ast.SelectionSet, conn *ent.RecordConnection) {
-	fs := w.fields(sel, recordConnectionImplementors)
+	writeConnection(w, sel, recordConnectionImplementors, "RecordConnection", conn.TotalCount, &conn.PageInfo, conn.Edges, w.edge)
+}
+
+// writeConnection writes a connection of typeName (its implementors): its total, its page
+// info and its edges, each by edge, stopping once the answer's ceiling would be passed.
+func writeConnection[E any](w *pageWriter, sel ast.SelectionSet, implementors []string, typeName string, total int, info *ent.PageInfo, edges []*E, edge func(ast.SelectionSet, *E)) {
+	fs := w.fields(sel, implementors)
 	w.buf.WriteByte('{')
 	for i, f := range fs {
 		if w.failed || w.stopped {
@@ -132,18 +138,18 @@ func (w *pageWriter) connection(sel ast.SelectionSet, conn *ent.RecordConnection
 		w.key(i, f)
 		switch f.Name {
 		case "__typename":
-			graphql.MarshalString("RecordConnection").MarshalGQL(w.buf)
+			graphql.MarshalString(typeName).MarshalGQL(w.buf)
 		case "totalCount":
-			w.nonNull(graphql.MarshalInt(conn.TotalCount))
+			w.nonNull(graphql.MarshalInt(total))
 		case "pageInfo":
-			w.pageInfo(f.Selections, &conn.PageInfo)
+			w.pageInfo(f.Selections, info)
 		case "edges":
-			if conn.Edges == nil {
+			if edges == nil {
 				w.null()
 				continue
 			}
 			w.buf.WriteByte('[')
-			for j, e := range conn.Edges {
+			for j, e := range edges {
 				if j > 0 {
 					w.buf.WriteByte(',')
 				}
@@ -151,7 +157,7 @@ func (w *pageWriter) connection(sel ast.SelectionSet, conn *ent.RecordConnection
 					w.null()
 					continue
 				}
-				w.edge(f.Selections, e)
+				edge(f.Selections, e)
 				if w.failed || w.overBudget() {
 					return
 				}
@@ -196,20 +202,28 @@ func (w *pageWriter) pageInfo(sel ast.SelectionSet, p *ent.PageInfo) {
 }
 
 func (w *pageWriter) edge(sel ast.SelectionSet, e *ent.RecordEdge) {
-	fs := w.fields(sel, recordEdgeImplementors)
+	writeEdge(w, sel, recordEdgeImplementors, "RecordEdge", e.Cursor, e.Node, w.record)
+}
+
+// writeEdge writes an edge of typeName (its implementors): its cursor and its node.
+func writeEdge[N any](w *pageWriter, sel ast.SelectionSet, implementors []string, typeName string, cursor ent.Cursor, node *N, write func(ast.SelectionSet, *N)) {
+	fs := w.fields(sel, implementors)
 	w.buf.WriteByte('{')
 	for i, f := range fs {
+		if w.failed {
+			return
+		}
 		w.key(i, f)
 		switch f.Name {
 		case "__typename":
-			graphql.MarshalString("RecordEdge").MarshalGQL(w.buf)
+			graphql.MarshalString(typeName).MarshalGQL(w.buf)
 		case "cursor":
-			e.Cursor.MarshalGQL(w.buf)
+			cursor.MarshalGQL(w.buf)
 		case "node":
-			if e.Node == nil {
+			if node == nil {
 				w.null()
 			} else {
-				w.record(f.Selections, e.Node)
+				write(f.Selections, node)
 			}
 		default:
 			w.failed = true
