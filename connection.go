@@ -202,7 +202,7 @@ func (s *Service) ThreadConnection(ctx context.Context, farmID uuid.UUID, w Wind
 // MessageConnection pages through a readable thread's messages, oldest first unless ordered
 // otherwise.
 func (s *Service) MessageConnection(ctx context.Context, threadID uuid.UUID, w Window, order *ent.MessageOrder) (*ent.MessageConnection, error) {
-	if _, err := s.readableThread(ctx, threadID, ScopeReadFarms); err != nil {
+	if _, _, err := s.readableThread(ctx, threadID, ScopeReadFarms); err != nil {
 		return nil, err
 	}
 	if err := w.validate(); err != nil {

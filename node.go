@@ -142,14 +142,14 @@ func (s *Service) canRead(ctx context.Context, table string, id uuid.UUID) error
 		}
 		return farmRead(r.FarmID, ScopeReadRecords)
 	case thread.Table:
-		_, err := s.readableThread(ctx, id, ScopeReadFarms)
+		_, _, err := s.readableThread(ctx, id, ScopeReadFarms)
 		return err
 	case message.Table:
 		m, err := c.Message.Get(ctx, id)
 		if err != nil {
 			return notFound(err, "node", id)
 		}
-		_, err = s.readableThread(ctx, m.ThreadID, ScopeReadFarms)
+		_, _, err = s.readableThread(ctx, m.ThreadID, ScopeReadFarms)
 		return err
 	case notification.Table:
 		// A notification is its recipient's; the farm's OWNERs may also read it.

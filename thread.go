@@ -58,7 +58,7 @@ func (s *Service) CreateThread(ctx context.Context, farmID uuid.UUID, title stri
 
 // Messages lists a thread's messages, oldest first.
 func (s *Service) Messages(ctx context.Context, threadID uuid.UUID) ([]*ent.Message, error) {
-	if _, err := s.readableThread(ctx, threadID, ScopeReadFarms); err != nil {
+	if _, _, err := s.readableThread(ctx, threadID, ScopeReadFarms); err != nil {
 		return nil, err
 	}
 	return s.Client(ctx).Message.Query().Where(message.ThreadID(threadID)).
@@ -67,11 +67,7 @@ func (s *Service) Messages(ctx context.Context, threadID uuid.UUID) ([]*ent.Mess
 
 // PostMessage adds the viewer's message to a thread they can read.
 func (s *Service) PostMessage(ctx context.Context, threadID uuid.UUID, body string) (*ent.Message, error) {
-	v, err := s.readableThread(ctx, threadID, ScopeWriteFarms)
-	if err != nil {
-		return nil, err
-	}
-	th, err := s.Client(ctx).Thread.Get(ctx, threadID)
+	v, th, err := s.readableThread(ctx, threadID, ScopeWriteFarms)
 	if err != nil {
 		return nil, err
 	}
@@ -87,30 +83,27 @@ func (s *Service) PostMessage(ctx context.Context, threadID uuid.UUID, body stri
 
 // Thread returns a thread the viewer may read.
 func (s *Service) Thread(ctx context.Context, id uuid.UUID) (*ent.Thread, error) {
-	if _, err := s.readableThread(ctx, id, ScopeReadFarms); err != nil {
-		return nil, err
-	}
-	th, err := s.Client(ctx).Thread.Get(ctx, id)
-	return th, notFound(err, "thread", id)
+	_, th, err := s.readableThread(ctx, id, ScopeReadFarms)
+	return th, err
 }
 
-func (s *Service) readableThread(ctx context.Context, threadID uuid.UUID, scope string) (*Viewer, error) {
+func (s *Service) readableThread(ctx context.Context, threadID uuid.UUID, scope string) (*Viewer, *ent.Thread, error) {
 	if _, err := authenticate(ctx, scope); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	th, err := s.Client(ctx).Thread.Get(ctx, threadID)
 	if err != nil {
-		return nil, notFound(err, "thread", threadID)
+		return nil, nil, notFound(err, "thread", threadID)
 	}
 	v, m, err := s.authorizeFarm(ctx, th.FarmID, RoleReader, scope)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if ok, err := s.Client(ctx).Thread.Query().Where(thread.ID(threadID), visibleThreads(v, m)).Exist(ctx); err != nil || !ok {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, Errorf(ENOTFOUND, "thread %s not found", threadID)
+		return nil, nil, Errorf(ENOTFOUND, "thread %s not found", threadID)
 	}
-	return v, nil
+	return v, th, nil
 }
