@@ -106,10 +106,11 @@ func (s *Service) dueList(ctx context.Context, farmID uuid.UUID, asOf string) ([
 		if err != nil {
 			return nil, err
 		}
-		for _, a := range outside {
-			f := outsideProfile(a)
-			name += fmt.Sprintf(" %s/%s/%s/%s", f.AnimalID, f.Sex, f.Breed, f.BirthDate)
+		profiles := make([]evidence.Fact, len(outside))
+		for i, a := range outside {
+			profiles[i] = outsideProfile(a)
 		}
+		name += profilesKey(profiles)
 	}
 	due, _, err := keptDerived(ctx, s, farmID, name, func() ([]evidence.DueEntry, error) {
 		items, err := s.factItems(ctx, farmID, recorditem.FactKindIn(dueKinds...))

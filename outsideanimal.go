@@ -2,6 +2,8 @@ package herdbook
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -223,6 +225,20 @@ func (s *Service) withOutsideProfiles(ctx context.Context, farmID uuid.UUID, fac
 		facts = append(facts, outsideProfile(a))
 	}
 	return facts, nil
+}
+
+// profilesKey names profile facts by what a kept answer derived from them depends on (each
+// animal's id, sex, breed and birth date), for the names of kept answers (derived.go) that read
+// outside animals' profiles, which no change counter follows. The same profiles make the same
+// name in any order (withOutsideProfiles adds them in a map's order).
+func profilesKey(facts []evidence.Fact) string {
+	sorted := slices.Clone(facts)
+	slices.SortFunc(sorted, func(a, b evidence.Fact) int { return strings.Compare(a.AnimalID, b.AnimalID) })
+	var b strings.Builder
+	for _, f := range sorted {
+		fmt.Fprintf(&b, " %s/%s/%s/%s", f.AnimalID, f.Sex, f.Breed, f.BirthDate)
+	}
+	return b.String()
 }
 
 // outsideProfile is the profile fact an outside animal stands for in a review or a history

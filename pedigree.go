@@ -155,10 +155,7 @@ func (s *Service) loadParentage(ctx context.Context, farmID uuid.UUID) (*farmPar
 	// animals at every visit. Its name holds what the counter does not follow: the day, the
 	// settings' version and the outside animals' profiles added.
 	day := s.nowUTC().Format(time.DateOnly)
-	name := fmt.Sprintf("parentage %s %s v%d", day, settings.Species, settings.Version)
-	for _, f := range facts[kept:] {
-		name += fmt.Sprintf(" %s/%s/%s/%s", f.AnimalID, f.Sex, f.Breed, f.BirthDate)
-	}
+	name := fmt.Sprintf("parentage %s %s v%d", day, settings.Species, settings.Version) + profilesKey(facts[kept:])
 	fp, _, err := keptDerived(ctx, s, farmID, name, func() (*farmParentage, error) { return buildParentage(day, settings.Settings, facts) })
 	return fp, err
 }
