@@ -13,9 +13,9 @@ import (
 // s.filterSets, a derivedCache of its own (derived.go), keeps the sets between pages, keyed
 // by the farm's change counter (feed.go): every transaction that changes a farm's records or
 // animals takes the counter's next number, so a set is only reused while nothing it was
-// derived from can have changed, on this node or any other. A write inside a transaction makes the counter's next number
-// visible to that transaction before it commits, and it may yet roll back: reads inside a
-// transaction neither use nor fill the cache.
+// derived from can have changed, on this node or any other. A write inside a transaction
+// makes the counter's next number visible to that transaction before it commits, and it may
+// yet roll back: reads inside a transaction neither use nor fill the cache.
 
 // filterSetCacheSize bounds the sets kept, apart from the other derived answers (derived.go):
 // each holds at most a farm's animal ids. The cache is emptied whole when full (the sets of a

@@ -127,7 +127,6 @@ func (s *Service) historyViolationsOf(ctx context.Context, farmID uuid.UUID, fac
 	return vs, nil
 }
 
-// uniqueFacts keeps the first of facts that share a record item.
 // factPointers answers a pointer to each of facts, for the checks that take them so (and
 // report by index), over the facts a bulk write is about to record.
 func factPointers(facts []evidence.Fact) []*evidence.Fact {
@@ -138,6 +137,7 @@ func factPointers(facts []evidence.Fact) []*evidence.Fact {
 	return ptrs
 }
 
+// uniqueFacts keeps the first of facts that share a record item.
 func uniqueFacts(facts []evidence.Fact) []evidence.Fact {
 	seen := make(map[string]bool, len(facts))
 	out := facts[:0]
