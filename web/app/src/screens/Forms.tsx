@@ -478,8 +478,7 @@ function scanReady(s: ScanListState): Found[] | string {
 }
 
 export function Treat({ farmID }: { farmID: string }) {
-  const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
-  const [medicines, setMedicines] = useState<Array<{ id: string; name: string; withdrawalMeatDays?: number | null; withdrawalMilkHours?: number | null }>>([]);
+  const { groups, medicines } = useGroupsAndMedicines(farmID);
   const [tag, setTag] = useState('');
   const [group, setGroup] = useState('');
   const [medicine, setMedicine] = useState('');
@@ -491,14 +490,8 @@ export function Treat({ farmID }: { farmID: string }) {
   const [lines, setLines] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const list = useScanList(farmID);
-  useEffect(() => {
-    void client.query(GroupsDocument, { farmID }).toPromise().then((r) => {
-      setGroups(r.data?.farm?.groups.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? []);
-      const ms = r.data?.farm?.medicines.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
-      setMedicines(ms);
-      if (ms[0]) setMedicine(ms[0].id);
-    });
-  }, [farmID]);
+  // The farm's first medicine is chosen once the list comes.
+  useEffect(() => { if (medicines[0]) setMedicine(medicines[0].id); }, [medicines]);
   const treatment = (animalID: string | null, groupID: string | null) => ({
     input: { farmID, fact: { treatment: { medicineID: medicine, animalID, groupID, date, dose: dose ? Number(dose) : null, unit: dose ? unit : null } } },
   });
@@ -555,7 +548,7 @@ export function Treat({ farmID }: { farmID: string }) {
  * book keeps the history; other groups' memberships are left as they are), for tags typed in
  * one field or a scanned list. Queued offline. */
 export function Move({ farmID }: { farmID: string }) {
-  const [groups, setGroups] = useState<Array<{ id: string; name: string }>>([]);
+  const { groups } = useGroupsAndMedicines(farmID);
   const [tags, setTags] = useState('');
   const [group, setGroup] = useState('');
   const [date, setDate] = useState(today());
@@ -563,13 +556,8 @@ export function Move({ farmID }: { farmID: string }) {
   const [scanning, setScanning] = useState(false);
   const [busy, setBusy] = useState(false);
   const list = useScanList(farmID);
-  useEffect(() => {
-    void client.query(GroupsDocument, { farmID }).toPromise().then((r) => {
-      const gs = r.data?.farm?.groups.edges?.flatMap((e) => (e?.node ? [e.node] : [])) ?? [];
-      setGroups(gs);
-      if (gs[0]) setGroup((g) => g || gs[0]!.id);
-    });
-  }, [farmID]);
+  // The farm's first group is chosen once the list comes, unless one was chosen meanwhile.
+  useEffect(() => { if (groups[0]) setGroup((g) => g || groups[0]!.id); }, [groups]);
   const move = (a: Found, name: string) =>
     write(`${t('moveTo')} ${a.tag} → ${name}`, MoveDocument, { input: { farmID, fact: { membership: { animalID: a.id, groupID: group, startDate: date } } } });
   const submit = async (e: Event) => {
