@@ -62,12 +62,16 @@ const SERVER_NAMES: Array<[RegExp, Key]> = [
   [/^Medicine book: (treatment)$/, 'titleMedicineBook'],
 ];
 
+/** NOTE_NAME is the name of the record a note is (type OTHER, its text in the description,
+ * naming the animal; the crush writes them, Forms.tsx): recordTitle shows it in the user's
+ * language. */
+export const NOTE_NAME = 'Note';
+
 /** recordTitle is a record's (or item's) name as the user reads it: one the server gave, in
  * the user's language (ours: true); one a person typed, as typed (the farm's own words). */
 export function recordTitle(name: string): { text: string; ours: boolean } {
   if (name === 'Calving') return { text: t('calving'), ours: true };
-  // A note the crush wrote (Forms.tsx's NOTE_NAME).
-  if (name === 'Note') return { text: t('crushNote'), ours: true };
+  if (name === NOTE_NAME) return { text: t('crushNote'), ours: true };
   const imported = name.match(/^Register import: (.+)$/);
   // French puts a no-break space before the colon.
   const sep = prefs.lang === 'fr' ? '\u00a0: ' : ': ';

@@ -10,7 +10,7 @@ import type { DeviceLine } from '../devices/read';
 import type { ScaleReading } from '../devices/scale';
 import { Devices } from './Devices';
 import { write, type WriteOutcome } from '../outbox';
-import { said } from './Book';
+import { NOTE_NAME, said } from './Book';
 import { useAnimalWithdrawal } from '../withdrawal';
 import { kept as keptRegister, type Row } from '../sync';
 import { matches } from './Register';
@@ -54,9 +54,6 @@ export async function findOne(farmID: string, q: string): Promise<Found | null> 
   return list.length === 1 ? list[0]! : list.find((x) => x.tag === q.trim()) ?? null;
 }
 
-/** NOTE_NAME is the name of the record a note is (type OTHER, its text in the description,
- * naming the animal): Book.tsx's recordTitle shows it in the user's language. */
-export const NOTE_NAME = 'Note';
 /** noteTime dates a note by its day, as the server dates a fact's record (midnight UTC). */
 const noteTime = (date: string) => `${date}T00:00:00Z`;
 
