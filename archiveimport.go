@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -17,7 +18,6 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmtask"
-	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/ent/schema/trail"
@@ -751,12 +751,16 @@ func (s *Service) writeArchive(ctx context.Context, owner uuid.UUID, a *Archive,
 	if err != nil {
 		return err
 	}
+	var fileLinks []*ent.FileRecordCreate
 	for _, r := range a.Records {
-		if len(r.FileIDs) > 0 {
-			if err := c.File.Update().Where(file.IDIn(r.FileIDs...)).AddRecordIDs(r.ID).Exec(ctx); err != nil {
-				return err
+		for i, f := range r.FileIDs {
+			if !slices.Contains(r.FileIDs[:i], f) {
+				fileLinks = append(fileLinks, FileRecordLinks(c, farmID, f, r.ID)...)
 			}
 		}
+	}
+	if err := inBatches(len(fileLinks), func(lo, hi int) error { return c.FileRecord.CreateBulk(fileLinks[lo:hi]...).Exec(ctx) }); err != nil {
+		return err
 	}
 	opts.progress("records written", len(a.Records))
 	err = inBatches(len(a.Events), func(lo, hi int) error {

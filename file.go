@@ -23,8 +23,8 @@ import (
 
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/filerecord"
 	"github.com/herdbook/herdbook/ent/record"
-	"github.com/herdbook/herdbook/ent/schema/track"
 	"github.com/herdbook/herdbook/internal/blob"
 )
 
@@ -518,16 +518,24 @@ func (s *Service) UploadFiles(ctx context.Context, form UploadForm) ([]*ent.File
 	err = s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
 		builders := make([]*ent.FileCreate, len(pending))
+		var links []*ent.FileRecordCreate
 		for i, p := range pending {
 			builders[i] = c.File.Create().SetID(p.id).SetFarmID(farmID).SetName(p.name).
 				SetMimeType(p.mime).SetSize(p.size).SetStorageKey(p.key)
 			if recordID != nil {
-				builders[i].AddRecordIDs(*recordID)
+				links = append(links, FileRecordLinks(c, farmID, p.id, *recordID)...)
 			}
 		}
 		var err error
-		files, err = c.File.CreateBulk(builders...).Save(ctx)
-		return err
+		if files, err = c.File.CreateBulk(builders...).Save(ctx); err != nil || len(links) == 0 {
+			return err
+		}
+		if err := c.FileRecord.CreateBulk(links...).Exec(ctx); err != nil {
+			return err
+		}
+		// The record now lists the files: a change of the record, as the file's hook makes it
+		// when a file's links change (track.File).
+		return c.Record.Update().Where(record.ID(*recordID), record.FarmID(farmID)).Exec(ctx)
 	})
 	if err != nil {
 		cleanup()
@@ -844,7 +852,12 @@ func (s *Service) AttachFile(ctx context.Context, id uuid.UUID, recordIDs []uuid
 			return err
 		}
 		if add := without(found, have); len(add) > 0 {
-			if err := c.File.UpdateOneID(id).AddRecordIDs(add...).Exec(ctx); err != nil {
+			if err := c.FileRecord.CreateBulk(FileRecordLinks(c, f.FarmID, id, add...)...).Exec(ctx); err != nil {
+				return err
+			}
+			// A change of the file, and of every record that lists it, the new ones included
+			// (track.File reads the file's records before the update).
+			if err := c.File.UpdateOneID(id).Exec(ctx); err != nil {
 				return err
 			}
 		}
@@ -870,7 +883,13 @@ func (s *Service) DetachFile(ctx context.Context, id uuid.UUID, recordIDs []uuid
 	var ids []uuid.UUID
 	err = s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
-		if err := c.File.UpdateOneID(id).RemoveRecordIDs(recordIDs...).Exec(ctx); err != nil {
+		// A change of the file and of every record that lists it, the ones about to be
+		// detached included (track.File reads the file's records before the update).
+		if err := c.File.UpdateOneID(id).Exec(ctx); err != nil {
+			return err
+		}
+		if _, err := c.FileRecord.Delete().Where(filerecord.FarmID(f.FarmID), filerecord.FileID(id),
+			filerecord.RecordIDIn(recordIDs...)).Exec(ctx); err != nil {
 			return err
 		}
 		var err error
@@ -881,6 +900,17 @@ func (s *Service) DetachFile(ctx context.Context, id uuid.UUID, recordIDs []uuid
 		return nil, nil, err
 	}
 	return f, ids, nil
+}
+
+// FileRecordLinks returns the links attaching file fileID of farmID to records, to be created
+// once the file and the records exist: File.records goes through FileRecord, whose rows name
+// the farm (docs/scaling.md) and which ent's AddRecordIDs cannot give one.
+func FileRecordLinks(c *ent.Client, farmID, fileID uuid.UUID, records ...uuid.UUID) []*ent.FileRecordCreate {
+	links := make([]*ent.FileRecordCreate, len(records))
+	for i, r := range records {
+		links[i] = c.FileRecord.Create().SetFileID(fileID).SetRecordID(r).SetFarmID(farmID)
+	}
+	return links
 }
 
 // PurgeDeletedFiles removes the bytes of files deleted more than olderThan ago, then their
@@ -927,10 +957,8 @@ func (s *Service) purgeFile(ctx context.Context, st blob.Store, f *ent.File) err
 	}
 	return s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
-		// The file was reported deleted when it was; unlinking it now tells nobody anything.
-		if err := c.File.Update().Where(file.ID(f.ID), file.IsActive(false)).ClearRecords().Exec(track.Quietly(ctx)); err != nil {
-			return err
-		}
+		// The file was reported deleted when it was; its links to records go with its row (their
+		// foreign key cascades), which tells nobody anything new.
 		_, err := c.File.Delete().Where(file.ID(f.ID), file.IsActive(false)).Exec(ctx)
 		return err
 	})

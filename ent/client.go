@@ -33,6 +33,7 @@ import (
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/farmtaskanimal"
 	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/filerecord"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/holding"
@@ -107,6 +108,8 @@ type Client struct {
 	FarmTaskAnimal *FarmTaskAnimalClient
 	// File is the client for interacting with the File builders.
 	File *FileClient
+	// FileRecord is the client for interacting with the FileRecord builders.
+	FileRecord *FileRecordClient
 	// FollowUpProtocol is the client for interacting with the FollowUpProtocol builders.
 	FollowUpProtocol *FollowUpProtocolClient
 	// Group is the client for interacting with the Group builders.
@@ -197,6 +200,7 @@ func (c *Client) init() {
 	c.FarmTask = NewFarmTaskClient(c.config)
 	c.FarmTaskAnimal = NewFarmTaskAnimalClient(c.config)
 	c.File = NewFileClient(c.config)
+	c.FileRecord = NewFileRecordClient(c.config)
 	c.FollowUpProtocol = NewFollowUpProtocolClient(c.config)
 	c.Group = NewGroupClient(c.config)
 	c.Holding = NewHoldingClient(c.config)
@@ -337,6 +341,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		FarmTask:               NewFarmTaskClient(cfg),
 		FarmTaskAnimal:         NewFarmTaskAnimalClient(cfg),
 		File:                   NewFileClient(cfg),
+		FileRecord:             NewFileRecordClient(cfg),
 		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
 		Group:                  NewGroupClient(cfg),
 		Holding:                NewHoldingClient(cfg),
@@ -404,6 +409,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		FarmTask:               NewFarmTaskClient(cfg),
 		FarmTaskAnimal:         NewFarmTaskAnimalClient(cfg),
 		File:                   NewFileClient(cfg),
+		FileRecord:             NewFileRecordClient(cfg),
 		FollowUpProtocol:       NewFollowUpProtocolClient(cfg),
 		Group:                  NewGroupClient(cfg),
 		Holding:                NewHoldingClient(cfg),
@@ -467,7 +473,7 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIKey, c.AccessToken, c.Animal, c.AuditEntry, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
 		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask,
-		c.FarmTaskAnimal, c.File, c.FollowUpProtocol, c.Group, c.Holding,
+		c.FarmTaskAnimal, c.File, c.FileRecord, c.FollowUpProtocol, c.Group, c.Holding,
 		c.HoldingFarm, c.IdempotentRequest, c.Medicine, c.MedicinePurchase,
 		c.MedicineVersion, c.Message, c.NoticeSubmission, c.Notification,
 		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant,
@@ -487,7 +493,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIKey, c.AccessToken, c.Animal, c.AuditEntry, c.BirthEvent, c.BirthPreview,
 		c.BirthSettings, c.BrowserSession, c.ChangeCounter, c.DeviceAuthorization,
 		c.FactAnimal, c.Farm, c.FarmMember, c.FarmSettings, c.FarmTask,
-		c.FarmTaskAnimal, c.File, c.FollowUpProtocol, c.Group, c.Holding,
+		c.FarmTaskAnimal, c.File, c.FileRecord, c.FollowUpProtocol, c.Group, c.Holding,
 		c.HoldingFarm, c.IdempotentRequest, c.Medicine, c.MedicinePurchase,
 		c.MedicineVersion, c.Message, c.NoticeSubmission, c.Notification,
 		c.NotificationPreference, c.OAuthClient, c.OAuthCode, c.OAuthGrant,
@@ -537,6 +543,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.FarmTaskAnimal.mutate(ctx, m)
 	case *FileMutation:
 		return c.File.mutate(ctx, m)
+	case *FileRecordMutation:
+		return c.FileRecord.mutate(ctx, m)
 	case *FollowUpProtocolMutation:
 		return c.FollowUpProtocol.mutate(ctx, m)
 	case *GroupMutation:
@@ -3248,6 +3256,22 @@ func (c *FileClient) QueryRecords(_m *File) *RecordQuery {
 	return query
 }
 
+// QueryRecordLinks queries the record_links edge of a File.
+func (c *FileClient) QueryRecordLinks(_m *File) *FileRecordQuery {
+	query := (&FileRecordClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(file.Table, file.FieldID, id),
+			sqlgraph.To(filerecord.Table, filerecord.FileColumn),
+			sqlgraph.Edge(sqlgraph.O2M, true, file.RecordLinksTable, file.RecordLinksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *FileClient) Hooks() []Hook {
 	hooks := c.hooks.File
@@ -3272,6 +3296,122 @@ func (c *FileClient) mutate(ctx context.Context, m *FileMutation) (Value, error)
 		return (&FileDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown File mutation op: %q", m.Op())
+	}
+}
+
+// FileRecordClient is a client for the FileRecord schema.
+type FileRecordClient struct {
+	config
+}
+
+// NewFileRecordClient returns a client for the FileRecord from the given config.
+func NewFileRecordClient(c config) *FileRecordClient {
+	return &FileRecordClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `filerecord.Hooks(f(g(h())))`.
+func (c *FileRecordClient) Use(hooks ...Hook) {
+	c.hooks.FileRecord = append(c.hooks.FileRecord, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `filerecord.Intercept(f(g(h())))`.
+func (c *FileRecordClient) Intercept(interceptors ...Interceptor) {
+	c.inters.FileRecord = append(c.inters.FileRecord, interceptors...)
+}
+
+// Create returns a builder for creating a FileRecord entity.
+func (c *FileRecordClient) Create() *FileRecordCreate {
+	mutation := newFileRecordMutation(c.config, OpCreate)
+	return &FileRecordCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of FileRecord entities.
+func (c *FileRecordClient) CreateBulk(builders ...*FileRecordCreate) *FileRecordCreateBulk {
+	return &FileRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FileRecordClient) MapCreateBulk(slice any, setFunc func(*FileRecordCreate, int)) *FileRecordCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FileRecordCreateBulk{err: fmt.Errorf("calling to FileRecordClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FileRecordCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FileRecordCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for FileRecord.
+func (c *FileRecordClient) Update() *FileRecordUpdate {
+	mutation := newFileRecordMutation(c.config, OpUpdate)
+	return &FileRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FileRecordClient) UpdateOne(_m *FileRecord) *FileRecordUpdateOne {
+	mutation := newFileRecordMutation(c.config, OpUpdateOne)
+	mutation.file = &_m.FileID
+	mutation.record = &_m.RecordID
+	return &FileRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for FileRecord.
+func (c *FileRecordClient) Delete() *FileRecordDelete {
+	mutation := newFileRecordMutation(c.config, OpDelete)
+	return &FileRecordDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Query returns a query builder for FileRecord.
+func (c *FileRecordClient) Query() *FileRecordQuery {
+	return &FileRecordQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFileRecord},
+		inters: c.Interceptors(),
+	}
+}
+
+// QueryFile queries the file edge of a FileRecord.
+func (c *FileRecordClient) QueryFile(_m *FileRecord) *FileQuery {
+	return c.Query().
+		Where(filerecord.FileID(_m.FileID), filerecord.RecordID(_m.RecordID)).
+		QueryFile()
+}
+
+// QueryRecord queries the record edge of a FileRecord.
+func (c *FileRecordClient) QueryRecord(_m *FileRecord) *RecordQuery {
+	return c.Query().
+		Where(filerecord.FileID(_m.FileID), filerecord.RecordID(_m.RecordID)).
+		QueryRecord()
+}
+
+// Hooks returns the client hooks.
+func (c *FileRecordClient) Hooks() []Hook {
+	return c.hooks.FileRecord
+}
+
+// Interceptors returns the client interceptors.
+func (c *FileRecordClient) Interceptors() []Interceptor {
+	return c.inters.FileRecord
+}
+
+func (c *FileRecordClient) mutate(ctx context.Context, m *FileRecordMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FileRecordCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FileRecordUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FileRecordUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FileRecordDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown FileRecord mutation op: %q", m.Op())
 	}
 }
 
@@ -7924,7 +8064,7 @@ type (
 	hooks struct {
 		APIKey, AccessToken, Animal, AuditEntry, BirthEvent, BirthPreview,
 		BirthSettings, BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal,
-		Farm, FarmMember, FarmSettings, FarmTask, FarmTaskAnimal, File,
+		Farm, FarmMember, FarmSettings, FarmTask, FarmTaskAnimal, File, FileRecord,
 		FollowUpProtocol, Group, Holding, HoldingFarm, IdempotentRequest, Medicine,
 		MedicinePurchase, MedicineVersion, Message, NoticeSubmission, Notification,
 		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, OutsideAnimal,
@@ -7935,7 +8075,7 @@ type (
 	inters struct {
 		APIKey, AccessToken, Animal, AuditEntry, BirthEvent, BirthPreview,
 		BirthSettings, BrowserSession, ChangeCounter, DeviceAuthorization, FactAnimal,
-		Farm, FarmMember, FarmSettings, FarmTask, FarmTaskAnimal, File,
+		Farm, FarmMember, FarmSettings, FarmTask, FarmTaskAnimal, File, FileRecord,
 		FollowUpProtocol, Group, Holding, HoldingFarm, IdempotentRequest, Medicine,
 		MedicinePurchase, MedicineVersion, Message, NoticeSubmission, Notification,
 		NotificationPreference, OAuthClient, OAuthCode, OAuthGrant, OutsideAnimal,

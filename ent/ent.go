@@ -29,6 +29,7 @@ import (
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/farmtaskanimal"
 	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/filerecord"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/holding"
@@ -137,6 +138,7 @@ func checkColumn(t, c string) error {
 			farmtask.Table:               farmtask.ValidColumn,
 			farmtaskanimal.Table:         farmtaskanimal.ValidColumn,
 			file.Table:                   file.ValidColumn,
+			filerecord.Table:             filerecord.ValidColumn,
 			followupprotocol.Table:       followupprotocol.ValidColumn,
 			group.Table:                  group.ValidColumn,
 			holding.Table:                holding.ValidColumn,

@@ -50,11 +50,14 @@ type FileEdges struct {
 	Farm *Farm `json:"farm,omitempty"`
 	// Records holds the value of the records edge.
 	Records []*Record `json:"records,omitempty"`
+	// RecordLinks holds the value of the record_links edge.
+	RecordLinks []*FileRecord `json:"record_links,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 
-	namedRecords map[string][]*Record
+	namedRecords     map[string][]*Record
+	namedRecordLinks map[string][]*FileRecord
 }
 
 // FarmOrErr returns the Farm value or an error if the edge
@@ -75,6 +78,15 @@ func (e FileEdges) RecordsOrErr() ([]*Record, error) {
 		return e.Records, nil
 	}
 	return nil, &NotLoadedError{edge: "records"}
+}
+
+// RecordLinksOrErr returns the RecordLinks value or an error if the edge
+// was not loaded in eager-loading.
+func (e FileEdges) RecordLinksOrErr() ([]*FileRecord, error) {
+	if e.loadedTypes[2] {
+		return e.RecordLinks, nil
+	}
+	return nil, &NotLoadedError{edge: "record_links"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -191,6 +203,11 @@ func (_m *File) QueryRecords() *RecordQuery {
 	return NewFileClient(_m.config).QueryRecords(_m)
 }
 
+// QueryRecordLinks queries the "record_links" edge of the File entity.
+func (_m *File) QueryRecordLinks() *FileRecordQuery {
+	return NewFileClient(_m.config).QueryRecordLinks(_m)
+}
+
 // Update returns a builder for updating this File.
 // Note that you need to call File.Unwrap() before calling this method if this File
 // was returned from a transaction, and the transaction was committed or rolled back.
@@ -267,6 +284,30 @@ func (_m *File) appendNamedRecords(name string, edges ...*Record) {
 		_m.Edges.namedRecords[name] = []*Record{}
 	} else {
 		_m.Edges.namedRecords[name] = append(_m.Edges.namedRecords[name], edges...)
+	}
+}
+
+// NamedRecordLinks returns the RecordLinks named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *File) NamedRecordLinks(name string) ([]*FileRecord, error) {
+	if _m.Edges.namedRecordLinks == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedRecordLinks[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *File) appendNamedRecordLinks(name string, edges ...*FileRecord) {
+	if _m.Edges.namedRecordLinks == nil {
+		_m.Edges.namedRecordLinks = make(map[string][]*FileRecord)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedRecordLinks[name] = []*FileRecord{}
+	} else {
+		_m.Edges.namedRecordLinks[name] = append(_m.Edges.namedRecordLinks[name], edges...)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/filerecord"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
 )
@@ -23,15 +24,17 @@ import (
 // FileQuery is the builder for querying File entities.
 type FileQuery struct {
 	config
-	ctx              *QueryContext
-	order            []file.OrderOption
-	inters           []Interceptor
-	predicates       []predicate.File
-	withFarm         *FarmQuery
-	withRecords      *RecordQuery
-	loadTotal        []func(context.Context, []*File) error
-	modifiers        []func(*sql.Selector)
-	withNamedRecords map[string]*RecordQuery
+	ctx                  *QueryContext
+	order                []file.OrderOption
+	inters               []Interceptor
+	predicates           []predicate.File
+	withFarm             *FarmQuery
+	withRecords          *RecordQuery
+	withRecordLinks      *FileRecordQuery
+	loadTotal            []func(context.Context, []*File) error
+	modifiers            []func(*sql.Selector)
+	withNamedRecords     map[string]*RecordQuery
+	withNamedRecordLinks map[string]*FileRecordQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -105,6 +108,28 @@ func (_q *FileQuery) QueryRecords() *RecordQuery {
 			sqlgraph.From(file.Table, file.FieldID, selector),
 			sqlgraph.To(record.Table, record.FieldID),
 			sqlgraph.Edge(sqlgraph.M2M, false, file.RecordsTable, file.RecordsPrimaryKey...),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryRecordLinks chains the current query on the "record_links" edge.
+func (_q *FileQuery) QueryRecordLinks() *FileRecordQuery {
+	query := (&FileRecordClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(file.Table, file.FieldID, selector),
+			sqlgraph.To(filerecord.Table, filerecord.FileColumn),
+			sqlgraph.Edge(sqlgraph.O2M, true, file.RecordLinksTable, file.RecordLinksColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -299,13 +324,14 @@ func (_q *FileQuery) Clone() *FileQuery {
 		return nil
 	}
 	return &FileQuery{
-		config:      _q.config,
-		ctx:         _q.ctx.Clone(),
-		order:       append([]file.OrderOption{}, _q.order...),
-		inters:      append([]Interceptor{}, _q.inters...),
-		predicates:  append([]predicate.File{}, _q.predicates...),
-		withFarm:    _q.withFarm.Clone(),
-		withRecords: _q.withRecords.Clone(),
+		config:          _q.config,
+		ctx:             _q.ctx.Clone(),
+		order:           append([]file.OrderOption{}, _q.order...),
+		inters:          append([]Interceptor{}, _q.inters...),
+		predicates:      append([]predicate.File{}, _q.predicates...),
+		withFarm:        _q.withFarm.Clone(),
+		withRecords:     _q.withRecords.Clone(),
+		withRecordLinks: _q.withRecordLinks.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -331,6 +357,17 @@ func (_q *FileQuery) WithRecords(opts ...func(*RecordQuery)) *FileQuery {
 		opt(query)
 	}
 	_q.withRecords = query
+	return _q
+}
+
+// WithRecordLinks tells the query-builder to eager-load the nodes that are connected to
+// the "record_links" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *FileQuery) WithRecordLinks(opts ...func(*FileRecordQuery)) *FileQuery {
+	query := (&FileRecordClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withRecordLinks = query
 	return _q
 }
 
@@ -412,9 +449,10 @@ func (_q *FileQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*File, e
 	var (
 		nodes       = []*File{}
 		_spec       = _q.querySpec()
-		loadedTypes = [2]bool{
+		loadedTypes = [3]bool{
 			_q.withFarm != nil,
 			_q.withRecords != nil,
+			_q.withRecordLinks != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -451,10 +489,24 @@ func (_q *FileQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*File, e
 			return nil, err
 		}
 	}
+	if query := _q.withRecordLinks; query != nil {
+		if err := _q.loadRecordLinks(ctx, query, nodes,
+			func(n *File) { n.Edges.RecordLinks = []*FileRecord{} },
+			func(n *File, e *FileRecord) { n.Edges.RecordLinks = append(n.Edges.RecordLinks, e) }); err != nil {
+			return nil, err
+		}
+	}
 	for name, query := range _q.withNamedRecords {
 		if err := _q.loadRecords(ctx, query, nodes,
 			func(n *File) { n.appendNamedRecords(name) },
 			func(n *File, e *Record) { n.appendNamedRecords(name, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedRecordLinks {
+		if err := _q.loadRecordLinks(ctx, query, nodes,
+			func(n *File) { n.appendNamedRecordLinks(name) },
+			func(n *File, e *FileRecord) { n.appendNamedRecordLinks(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -553,6 +605,36 @@ func (_q *FileQuery) loadRecords(ctx context.Context, query *RecordQuery, nodes 
 		for kn := range nodes {
 			assign(kn, n)
 		}
+	}
+	return nil
+}
+func (_q *FileQuery) loadRecordLinks(ctx context.Context, query *FileRecordQuery, nodes []*File, init func(*File), assign func(*File, *FileRecord)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[uuid.UUID]*File)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(filerecord.FieldFileID)
+	}
+	query.Where(predicate.FileRecord(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(file.RecordLinksColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.FileID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "file_id" returned %v for node %v`, fk, n)
+		}
+		assign(node, n)
 	}
 	return nil
 }
@@ -684,6 +766,20 @@ func (_q *FileQuery) WithNamedRecords(name string, opts ...func(*RecordQuery)) *
 		_q.withNamedRecords = make(map[string]*RecordQuery)
 	}
 	_q.withNamedRecords[name] = query
+	return _q
+}
+
+// WithNamedRecordLinks tells the query-builder to eager-load the nodes that are connected to the "record_links"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *FileQuery) WithNamedRecordLinks(name string, opts ...func(*FileRecordQuery)) *FileQuery {
+	query := (&FileRecordClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedRecordLinks == nil {
+		_q.withNamedRecordLinks = make(map[string]*FileRecordQuery)
+	}
+	_q.withNamedRecordLinks[name] = query
 	return _q
 }
 

@@ -29,6 +29,7 @@ import (
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/farmtaskanimal"
 	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/filerecord"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/holding"
@@ -91,6 +92,7 @@ const (
 	TypeFarmTask               = "FarmTask"
 	TypeFarmTaskAnimal         = "FarmTaskAnimal"
 	TypeFile                   = "File"
+	TypeFileRecord             = "FileRecord"
 	TypeFollowUpProtocol       = "FollowUpProtocol"
 	TypeGroup                  = "Group"
 	TypeHolding                = "Holding"
@@ -15265,6 +15267,420 @@ func (m *FileMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown File edge %s", name)
+}
+
+// FileRecordMutation represents an operation that mutates the FileRecord nodes in the graph.
+type FileRecordMutation struct {
+	config
+	op            Op
+	typ           string
+	farm_id       *uuid.UUID
+	clearedFields map[string]struct{}
+	file          *uuid.UUID
+	clearedfile   bool
+	record        *uuid.UUID
+	clearedrecord bool
+	done          bool
+	oldValue      func(context.Context) (*FileRecord, error)
+	predicates    []predicate.FileRecord
+}
+
+var _ ent.Mutation = (*FileRecordMutation)(nil)
+
+// filerecordOption allows management of the mutation configuration using functional options.
+type filerecordOption func(*FileRecordMutation)
+
+// newFileRecordMutation creates new mutation for the FileRecord entity.
+func newFileRecordMutation(c config, op Op, opts ...filerecordOption) *FileRecordMutation {
+	m := &FileRecordMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeFileRecord,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m FileRecordMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m FileRecordMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetFileID sets the "file_id" field.
+func (m *FileRecordMutation) SetFileID(u uuid.UUID) {
+	m.file = &u
+}
+
+// FileID returns the value of the "file_id" field in the mutation.
+func (m *FileRecordMutation) FileID() (r uuid.UUID, exists bool) {
+	v := m.file
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFileID resets all changes to the "file_id" field.
+func (m *FileRecordMutation) ResetFileID() {
+	m.file = nil
+}
+
+// SetRecordID sets the "record_id" field.
+func (m *FileRecordMutation) SetRecordID(u uuid.UUID) {
+	m.record = &u
+}
+
+// RecordID returns the value of the "record_id" field in the mutation.
+func (m *FileRecordMutation) RecordID() (r uuid.UUID, exists bool) {
+	v := m.record
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRecordID resets all changes to the "record_id" field.
+func (m *FileRecordMutation) ResetRecordID() {
+	m.record = nil
+}
+
+// SetFarmID sets the "farm_id" field.
+func (m *FileRecordMutation) SetFarmID(u uuid.UUID) {
+	m.farm_id = &u
+}
+
+// FarmID returns the value of the "farm_id" field in the mutation.
+func (m *FileRecordMutation) FarmID() (r uuid.UUID, exists bool) {
+	v := m.farm_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFarmID resets all changes to the "farm_id" field.
+func (m *FileRecordMutation) ResetFarmID() {
+	m.farm_id = nil
+}
+
+// ClearFile clears the "file" edge to the File entity.
+func (m *FileRecordMutation) ClearFile() {
+	m.clearedfile = true
+	m.clearedFields[filerecord.FieldFileID] = struct{}{}
+}
+
+// FileCleared reports if the "file" edge to the File entity was cleared.
+func (m *FileRecordMutation) FileCleared() bool {
+	return m.clearedfile
+}
+
+// FileIDs returns the "file" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// FileID instead. It exists only for internal usage by the builders.
+func (m *FileRecordMutation) FileIDs() (ids []uuid.UUID) {
+	if id := m.file; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetFile resets all changes to the "file" edge.
+func (m *FileRecordMutation) ResetFile() {
+	m.file = nil
+	m.clearedfile = false
+}
+
+// ClearRecord clears the "record" edge to the Record entity.
+func (m *FileRecordMutation) ClearRecord() {
+	m.clearedrecord = true
+	m.clearedFields[filerecord.FieldRecordID] = struct{}{}
+}
+
+// RecordCleared reports if the "record" edge to the Record entity was cleared.
+func (m *FileRecordMutation) RecordCleared() bool {
+	return m.clearedrecord
+}
+
+// RecordIDs returns the "record" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// RecordID instead. It exists only for internal usage by the builders.
+func (m *FileRecordMutation) RecordIDs() (ids []uuid.UUID) {
+	if id := m.record; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetRecord resets all changes to the "record" edge.
+func (m *FileRecordMutation) ResetRecord() {
+	m.record = nil
+	m.clearedrecord = false
+}
+
+// Where appends a list predicates to the FileRecordMutation builder.
+func (m *FileRecordMutation) Where(ps ...predicate.FileRecord) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the FileRecordMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *FileRecordMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.FileRecord, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *FileRecordMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *FileRecordMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (FileRecord).
+func (m *FileRecordMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *FileRecordMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.file != nil {
+		fields = append(fields, filerecord.FieldFileID)
+	}
+	if m.record != nil {
+		fields = append(fields, filerecord.FieldRecordID)
+	}
+	if m.farm_id != nil {
+		fields = append(fields, filerecord.FieldFarmID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *FileRecordMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case filerecord.FieldFileID:
+		return m.FileID()
+	case filerecord.FieldRecordID:
+		return m.RecordID()
+	case filerecord.FieldFarmID:
+		return m.FarmID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *FileRecordMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	return nil, errors.New("edge schema FileRecord does not support getting old values")
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FileRecordMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case filerecord.FieldFileID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFileID(v)
+		return nil
+	case filerecord.FieldRecordID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRecordID(v)
+		return nil
+	case filerecord.FieldFarmID:
+		v, ok := value.(uuid.UUID)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFarmID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown FileRecord field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *FileRecordMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *FileRecordMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *FileRecordMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown FileRecord numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *FileRecordMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *FileRecordMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *FileRecordMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown FileRecord nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *FileRecordMutation) ResetField(name string) error {
+	switch name {
+	case filerecord.FieldFileID:
+		m.ResetFileID()
+		return nil
+	case filerecord.FieldRecordID:
+		m.ResetRecordID()
+		return nil
+	case filerecord.FieldFarmID:
+		m.ResetFarmID()
+		return nil
+	}
+	return fmt.Errorf("unknown FileRecord field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *FileRecordMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.file != nil {
+		edges = append(edges, filerecord.EdgeFile)
+	}
+	if m.record != nil {
+		edges = append(edges, filerecord.EdgeRecord)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *FileRecordMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case filerecord.EdgeFile:
+		if id := m.file; id != nil {
+			return []ent.Value{*id}
+		}
+	case filerecord.EdgeRecord:
+		if id := m.record; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *FileRecordMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *FileRecordMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *FileRecordMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedfile {
+		edges = append(edges, filerecord.EdgeFile)
+	}
+	if m.clearedrecord {
+		edges = append(edges, filerecord.EdgeRecord)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *FileRecordMutation) EdgeCleared(name string) bool {
+	switch name {
+	case filerecord.EdgeFile:
+		return m.clearedfile
+	case filerecord.EdgeRecord:
+		return m.clearedrecord
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *FileRecordMutation) ClearEdge(name string) error {
+	switch name {
+	case filerecord.EdgeFile:
+		m.ClearFile()
+		return nil
+	case filerecord.EdgeRecord:
+		m.ClearRecord()
+		return nil
+	}
+	return fmt.Errorf("unknown FileRecord unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *FileRecordMutation) ResetEdge(name string) error {
+	switch name {
+	case filerecord.EdgeFile:
+		m.ResetFile()
+		return nil
+	case filerecord.EdgeRecord:
+		m.ResetRecord()
+		return nil
+	}
+	return fmt.Errorf("unknown FileRecord edge %s", name)
 }
 
 // FollowUpProtocolMutation represents an operation that mutates the FollowUpProtocol nodes in the graph.

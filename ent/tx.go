@@ -48,6 +48,8 @@ type Tx struct {
 	FarmTaskAnimal *FarmTaskAnimalClient
 	// File is the client for interacting with the File builders.
 	File *FileClient
+	// FileRecord is the client for interacting with the FileRecord builders.
+	FileRecord *FileRecordClient
 	// FollowUpProtocol is the client for interacting with the FollowUpProtocol builders.
 	FollowUpProtocol *FollowUpProtocolClient
 	// Group is the client for interacting with the Group builders.
@@ -258,6 +260,7 @@ func (tx *Tx) init() {
 	tx.FarmTask = NewFarmTaskClient(tx.config)
 	tx.FarmTaskAnimal = NewFarmTaskAnimalClient(tx.config)
 	tx.File = NewFileClient(tx.config)
+	tx.FileRecord = NewFileRecordClient(tx.config)
 	tx.FollowUpProtocol = NewFollowUpProtocolClient(tx.config)
 	tx.Group = NewGroupClient(tx.config)
 	tx.Holding = NewHoldingClient(tx.config)

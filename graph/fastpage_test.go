@@ -39,8 +39,12 @@ func TestFastRecordsPageMatches(t *testing.T) {
 		}
 		herdbooktest.InTx(t, d.Client, func(ctx context.Context, c *ent.Client) error {
 			for i, name := range []string{"photo.jpg", odd} {
-				if _, err := c.File.Create().SetFarmID(f.ID).SetName(name).SetMimeType("image/jpeg").SetSize(int64(1000 + i)).
-					SetStorageKey(fmt.Sprintf("fast/%d", i)).AddRecordIDs(r.ID).Save(ctx); err != nil {
+				fl, err := c.File.Create().SetFarmID(f.ID).SetName(name).SetMimeType("image/jpeg").SetSize(int64(1000 + i)).
+					SetStorageKey(fmt.Sprintf("fast/%d", i)).Save(ctx)
+				if err != nil {
+					return err
+				}
+				if err := c.FileRecord.CreateBulk(herdbook.FileRecordLinks(c, f.ID, fl.ID, r.ID)...).Exec(ctx); err != nil {
 					return err
 				}
 			}

@@ -806,7 +806,7 @@ var archiveCarries = map[string][]string{
 	"animals":             {"id", "created_at", "updated_at", "is_active", "tag", "name", "farm_id"},
 	"outside_animals":     {"id", "created_at", "updated_at", "farm_id", "name", "sex", "breed", "registry", "registration_number", "batch", "birth_date", "created_by"},
 	"files":               {"id", "created_at", "updated_at", "is_active", "name", "mime_type", "size", "deleted_at", "farm_id"},
-	"file_records":        {"file_id", "record_id"},
+	"file_records":        {"file_id", "record_id", "farm_id"},
 	"medicines":           {"id", "created_at", "updated_at", "is_active", "farm_id", "name", "active_substance", "version", "withdrawal_meat_days", "withdrawal_milk_hours", "species_withdrawals", "dry_cow"},
 	"medicine_versions":   {"id", "created_at", "updated_at", "medicine_id", "farm_id", "version", "withdrawal_meat_days", "withdrawal_milk_hours", "species_withdrawals", "dry_cow", "created_by"},
 	"medicine_purchases":  {"id", "created_at", "updated_at", "farm_id", "medicine_id", "batch", "expiry_date", "quantity", "quantity_unit", "supplier_name", "supplier_address", "purchased_on", "document_reference", "file_id", "created_by"},

@@ -50,8 +50,8 @@ func TestStatementsUseIndexes(t *testing.T) {
 	if _, err := d.SQL.ExecContext(ctx, `
 		WITH ins AS (INSERT INTO files (id, created_at, updated_at, is_active, name, mime_type, size, storage_key, farm_id)
 			SELECT gen_random_uuid(), now(), now(), true, 'photo.jpg', 'image/jpeg', 1000, 'explain/' || id, farm_id
-			FROM records RETURNING id, storage_key)
-		INSERT INTO file_records (file_id, record_id) SELECT id, substr(storage_key, 9)::uuid FROM ins`); err != nil {
+			FROM records RETURNING id, storage_key, farm_id)
+		INSERT INTO file_records (file_id, record_id, farm_id) SELECT id, substr(storage_key, 9)::uuid, farm_id FROM ins`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.SQL.ExecContext(ctx, "ANALYZE"); err != nil {

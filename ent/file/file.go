@@ -38,6 +38,8 @@ const (
 	EdgeFarm = "farm"
 	// EdgeRecords holds the string denoting the records edge name in mutations.
 	EdgeRecords = "records"
+	// EdgeRecordLinks holds the string denoting the record_links edge name in mutations.
+	EdgeRecordLinks = "record_links"
 	// Table holds the table name of the file in the database.
 	Table = "files"
 	// FarmTable is the table that holds the farm relation/edge.
@@ -52,6 +54,13 @@ const (
 	// RecordsInverseTable is the table name for the Record entity.
 	// It exists in this package in order to avoid circular dependency with the "record" package.
 	RecordsInverseTable = "records"
+	// RecordLinksTable is the table that holds the record_links relation/edge.
+	RecordLinksTable = "file_records"
+	// RecordLinksInverseTable is the table name for the FileRecord entity.
+	// It exists in this package in order to avoid circular dependency with the "filerecord" package.
+	RecordLinksInverseTable = "file_records"
+	// RecordLinksColumn is the table column denoting the record_links relation/edge.
+	RecordLinksColumn = "file_id"
 )
 
 // Columns holds all SQL columns for file fields.
@@ -185,6 +194,20 @@ func ByRecords(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newRecordsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByRecordLinksCount orders the results by record_links count.
+func ByRecordLinksCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newRecordLinksStep(), opts...)
+	}
+}
+
+// ByRecordLinks orders the results by record_links terms.
+func ByRecordLinks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newRecordLinksStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newFarmStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -197,5 +220,12 @@ func newRecordsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(RecordsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2M, false, RecordsTable, RecordsPrimaryKey...),
+	)
+}
+func newRecordLinksStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(RecordLinksInverseTable, RecordLinksColumn),
+		sqlgraph.Edge(sqlgraph.O2M, true, RecordLinksTable, RecordLinksColumn),
 	)
 }

@@ -542,6 +542,29 @@ func HasRecordsWith(preds ...predicate.Record) predicate.File {
 	})
 }
 
+// HasRecordLinks applies the HasEdge predicate on the "record_links" edge.
+func HasRecordLinks() predicate.File {
+	return predicate.File(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, true, RecordLinksTable, RecordLinksColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasRecordLinksWith applies the HasEdge predicate on the "record_links" edge with a given conditions (other predicates).
+func HasRecordLinksWith(preds ...predicate.FileRecord) predicate.File {
+	return predicate.File(func(s *sql.Selector) {
+		step := newRecordLinksStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.File) predicate.File {
 	return predicate.File(sql.AndPredicates(predicates...))

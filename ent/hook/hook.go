@@ -213,6 +213,18 @@ func (f FileFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FileMutation", m)
 }
 
+// The FileRecordFunc type is an adapter to allow the use of ordinary
+// function as FileRecord mutator.
+type FileRecordFunc func(context.Context, *ent.FileRecordMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FileRecordFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FileRecordMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FileRecordMutation", m)
+}
+
 // The FollowUpProtocolFunc type is an adapter to allow the use of ordinary
 // function as FollowUpProtocol mutator.
 type FollowUpProtocolFunc func(context.Context, *ent.FollowUpProtocolMutation) (ent.Value, error)

@@ -25,6 +25,7 @@ import (
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/farmtaskanimal"
 	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/filerecord"
 	"github.com/herdbook/herdbook/ent/followupprotocol"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/holding"
@@ -572,6 +573,33 @@ func (f TraverseFile) Traverse(ctx context.Context, q ent.Query) error {
 		return f(ctx, q)
 	}
 	return fmt.Errorf("unexpected query type %T. expect *ent.FileQuery", q)
+}
+
+// The FileRecordFunc type is an adapter to allow the use of ordinary function as a Querier.
+type FileRecordFunc func(context.Context, *ent.FileRecordQuery) (ent.Value, error)
+
+// Query calls f(ctx, q).
+func (f FileRecordFunc) Query(ctx context.Context, q ent.Query) (ent.Value, error) {
+	if q, ok := q.(*ent.FileRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return nil, fmt.Errorf("unexpected query type %T. expect *ent.FileRecordQuery", q)
+}
+
+// The TraverseFileRecord type is an adapter to allow the use of ordinary function as Traverser.
+type TraverseFileRecord func(context.Context, *ent.FileRecordQuery) error
+
+// Intercept is a dummy implementation of Intercept that returns the next Querier in the pipeline.
+func (f TraverseFileRecord) Intercept(next ent.Querier) ent.Querier {
+	return next
+}
+
+// Traverse calls f(ctx, q).
+func (f TraverseFileRecord) Traverse(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.FileRecordQuery); ok {
+		return f(ctx, q)
+	}
+	return fmt.Errorf("unexpected query type %T. expect *ent.FileRecordQuery", q)
 }
 
 // The FollowUpProtocolFunc type is an adapter to allow the use of ordinary function as a Querier.
@@ -1448,6 +1476,8 @@ func NewQuery(q ent.Query) (Query, error) {
 		return &query[*ent.FarmTaskAnimalQuery, predicate.FarmTaskAnimal, farmtaskanimal.OrderOption]{typ: ent.TypeFarmTaskAnimal, tq: q}, nil
 	case *ent.FileQuery:
 		return &query[*ent.FileQuery, predicate.File, file.OrderOption]{typ: ent.TypeFile, tq: q}, nil
+	case *ent.FileRecordQuery:
+		return &query[*ent.FileRecordQuery, predicate.FileRecord, filerecord.OrderOption]{typ: ent.TypeFileRecord, tq: q}, nil
 	case *ent.FollowUpProtocolQuery:
 		return &query[*ent.FollowUpProtocolQuery, predicate.FollowUpProtocol, followupprotocol.OrderOption]{typ: ent.TypeFollowUpProtocol, tq: q}, nil
 	case *ent.GroupQuery:

@@ -612,6 +612,32 @@ var (
 			},
 		},
 	}
+	// FileRecordsColumns holds the columns for the "file_records" table.
+	FileRecordsColumns = []*schema.Column{
+		{Name: "farm_id", Type: field.TypeUUID},
+		{Name: "file_id", Type: field.TypeUUID},
+		{Name: "record_id", Type: field.TypeUUID},
+	}
+	// FileRecordsTable holds the schema information for the "file_records" table.
+	FileRecordsTable = &schema.Table{
+		Name:       "file_records",
+		Columns:    FileRecordsColumns,
+		PrimaryKey: []*schema.Column{FileRecordsColumns[1], FileRecordsColumns[2]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "file_records_files_file",
+				Columns:    []*schema.Column{FileRecordsColumns[1]},
+				RefColumns: []*schema.Column{FilesColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "file_records_records_record",
+				Columns:    []*schema.Column{FileRecordsColumns[2]},
+				RefColumns: []*schema.Column{RecordsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+	}
 	// FollowUpProtocolsColumns holds the columns for the "follow_up_protocols" table.
 	FollowUpProtocolsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeUUID},
@@ -1717,31 +1743,6 @@ var (
 			},
 		},
 	}
-	// FileRecordsColumns holds the columns for the "file_records" table.
-	FileRecordsColumns = []*schema.Column{
-		{Name: "file_id", Type: field.TypeUUID},
-		{Name: "record_id", Type: field.TypeUUID},
-	}
-	// FileRecordsTable holds the schema information for the "file_records" table.
-	FileRecordsTable = &schema.Table{
-		Name:       "file_records",
-		Columns:    FileRecordsColumns,
-		PrimaryKey: []*schema.Column{FileRecordsColumns[0], FileRecordsColumns[1]},
-		ForeignKeys: []*schema.ForeignKey{
-			{
-				Symbol:     "file_records_file_id",
-				Columns:    []*schema.Column{FileRecordsColumns[0]},
-				RefColumns: []*schema.Column{FilesColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-			{
-				Symbol:     "file_records_record_id",
-				Columns:    []*schema.Column{FileRecordsColumns[1]},
-				RefColumns: []*schema.Column{RecordsColumns[0]},
-				OnDelete:   schema.Cascade,
-			},
-		},
-	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APIKeysTable,
@@ -1761,6 +1762,7 @@ var (
 		FarmTasksTable,
 		FarmTaskAnimalsTable,
 		FilesTable,
+		FileRecordsTable,
 		FollowUpProtocolsTable,
 		GroupsTable,
 		HoldingsTable,
@@ -1792,7 +1794,6 @@ var (
 		WebhookDeliveriesTable,
 		WebhookEndpointsTable,
 		WebhookEventsTable,
-		FileRecordsTable,
 	}
 )
 
@@ -1813,6 +1814,8 @@ func init() {
 	FarmTaskAnimalsTable.ForeignKeys[0].RefTable = FarmTasksTable
 	FarmTaskAnimalsTable.ForeignKeys[1].RefTable = AnimalsTable
 	FilesTable.ForeignKeys[0].RefTable = FarmsTable
+	FileRecordsTable.ForeignKeys[0].RefTable = FilesTable
+	FileRecordsTable.ForeignKeys[1].RefTable = RecordsTable
 	GroupsTable.ForeignKeys[0].RefTable = FarmsTable
 	HoldingFarmsTable.ForeignKeys[0].RefTable = HoldingsTable
 	MessagesTable.ForeignKeys[0].RefTable = ThreadsTable
@@ -1835,6 +1838,4 @@ func init() {
 	WebhookAttemptsTable.ForeignKeys[0].RefTable = WebhookDeliveriesTable
 	WebhookDeliveriesTable.ForeignKeys[0].RefTable = WebhookEndpointsTable
 	WebhookDeliveriesTable.ForeignKeys[1].RefTable = WebhookEventsTable
-	FileRecordsTable.ForeignKeys[0].RefTable = FilesTable
-	FileRecordsTable.ForeignKeys[1].RefTable = RecordsTable
 }

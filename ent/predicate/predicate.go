@@ -57,6 +57,9 @@ type FarmTaskAnimal func(*sql.Selector)
 // File is the predicate function for file builders.
 type File func(*sql.Selector)
 
+// FileRecord is the predicate function for filerecord builders.
+type FileRecord func(*sql.Selector)
+
 // FollowUpProtocol is the predicate function for followupprotocol builders.
 type FollowUpProtocol func(*sql.Selector)
 

@@ -16,6 +16,8 @@ import (
 
 	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/farmtask"
+	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/filerecord"
 	"github.com/herdbook/herdbook/ent/migrate/migrations"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
@@ -749,6 +751,73 @@ func TestRecordLinkFarmMigration(t *testing.T) {
 			d.Client.Record.DeleteOneID(r.ID).ExecX(ctx)
 			if a, g := d.Client.RecordAnimal.Query().CountX(ctx), d.Client.RecordGroup.Query().CountX(ctx); a != 1 || g != 1 {
 				t.Errorf("%d animal and %d group links after deleting a record, want 1 of each", a, g)
+			}
+		})
+	}
+}
+
+// TestFileRecordFarmMigration applies the migration that makes File.records go through
+// FileRecord, whose links name the file's farm (docs/scaling.md), over two farms' links written
+// before it: each link gets its file's farm, files and records still load each other, deleting
+// a file or a record still takes its links with it, and on PostgreSQL a link inserted without
+// its farm (as the shared benchmark harness writes them) gets the file's.
+func TestFileRecordFarmMigration(t *testing.T) {
+	t.Parallel()
+	for _, dia := range herdbooktest.Dialects() {
+		t.Run(dia, func(t *testing.T) {
+			ctx := context.Background()
+			d := migratedBefore(t, dia, "_file_record_farm.sql")
+			const ts = "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP"
+			exec := func(qs ...string) {
+				t.Helper()
+				for _, q := range qs {
+					if _, err := d.SQL.ExecContext(ctx, q); err != nil {
+						t.Fatalf("%s: %v", q, err)
+					}
+				}
+			}
+			fileRow := func(f, n string) string {
+				return "INSERT INTO files (id, created_at, updated_at, is_active, name, mime_type, size, storage_key, farm_id) VALUES ('d0000000-0000-4000-8000-0000000000" + n + "', " + ts + ", true, 'p.jpg', 'image/jpeg', 1, 'k" + n + "', 'f0000000-0000-4000-8000-00000000000" + f + "')"
+			}
+			for _, f := range []string{"1", "2"} {
+				farm := "f0000000-0000-4000-8000-00000000000" + f
+				exec("INSERT INTO farms (id, created_at, updated_at, is_active, name, species) VALUES ('"+farm+"', "+ts+", true, 'F"+f+"', 'CATTLE')",
+					"INSERT INTO records (id, created_at, updated_at, is_active, type, name, applied_at, farm_id) VALUES ('c0000000-0000-4000-8000-00000000000"+f+"', "+ts+", true, 'OTHER', 'r', CURRENT_TIMESTAMP, '"+farm+"')",
+					fileRow(f, f+"1"), fileRow(f, f+"2"),
+					"INSERT INTO file_records (file_id, record_id) VALUES ('d0000000-0000-4000-8000-0000000000"+f+"1', 'c0000000-0000-4000-8000-00000000000"+f+"')",
+					"INSERT INTO file_records (file_id, record_id) VALUES ('d0000000-0000-4000-8000-0000000000"+f+"2', 'c0000000-0000-4000-8000-00000000000"+f+"')")
+			}
+			if _, err := d.Migrate(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			links := d.Client.FileRecord.Query().AllX(ctx)
+			if len(links) != 4 {
+				t.Fatalf("%d file links after the migration, want 4", len(links))
+			}
+			for _, l := range links {
+				if want := "f0000000-0000-4000-8000-00000000000" + l.FileID.String()[34:35]; l.FarmID.String() != want {
+					t.Errorf("link of file %s has farm %s, want %s", l.FileID, l.FarmID, want)
+				}
+			}
+			r := d.Client.Record.Query().Where(record.ID(uuid.MustParse("c0000000-0000-4000-8000-000000000002"))).WithFiles().OnlyX(ctx)
+			if len(r.Edges.Files) != 2 {
+				t.Fatalf("record's files %v after the migration, want 2", r.Edges.Files)
+			}
+			if n := d.Client.File.Query().Where(file.ID(uuid.MustParse("d0000000-0000-4000-8000-000000000011"))).QueryRecords().CountX(ctx); n != 1 {
+				t.Fatalf("file 11 lists %d records after the migration, want 1", n)
+			}
+			d.Client.File.DeleteOneID(uuid.MustParse("d0000000-0000-4000-8000-000000000021")).ExecX(ctx)
+			d.Client.Record.DeleteOneID(uuid.MustParse("c0000000-0000-4000-8000-000000000001")).ExecX(ctx)
+			if n := d.Client.FileRecord.Query().CountX(ctx); n != 1 {
+				t.Errorf("%d file links after deleting a file and a record, want 1", n)
+			}
+			if dia != "postgres" {
+				return
+			}
+			exec(fileRow("2", "23"), "INSERT INTO file_records (file_id, record_id) VALUES ('d0000000-0000-4000-8000-000000000023', 'c0000000-0000-4000-8000-000000000002')")
+			l := d.Client.FileRecord.Query().Where(filerecord.FileID(uuid.MustParse("d0000000-0000-4000-8000-000000000023"))).OnlyX(ctx)
+			if l.FarmID.String() != "f0000000-0000-4000-8000-000000000002" {
+				t.Errorf("a link inserted without its farm got farm %s", l.FarmID)
 			}
 		})
 	}
