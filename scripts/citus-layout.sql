@@ -2,7 +2,8 @@
 -- it takes the schema `herdbook migrate` makes today and lays it out on a Citus cluster, every
 -- farm-scoped table distributed by farm and colocated with farms, what all farms share as
 -- reference tables, sign-in's tables on the coordinator. It proves the plan in docs/scaling.md
--- on Citus 13.2 before the migrations and `herdbook migrate` carry it; run it on a scratch
+-- on Citus 13.2 before the migrations and `herdbook migrate` carried it (they do now:
+-- internal/db/citus lays the schema out after the migrations); run it on a scratch
 -- schema of the test cluster, never on a database that serves:
 --
 --   scripts/citus.sh start

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect"
 
 	"github.com/herdbook/herdbook/ent/migrate/migrations"
+	"github.com/herdbook/herdbook/internal/db/citus"
 )
 
 // revisionTable records which migration versions were applied, so that Migrate is idempotent.
@@ -53,12 +54,24 @@ func (d *DB) Migrate(ctx context.Context, progress func(version, desc string)) (
 	return d.MigrateTo(ctx, "", progress)
 }
 
-// MigrateTo is Migrate up to and including version ("" for all).
+// MigrateTo is Migrate up to and including version ("" for all). Up to a version, it does not
+// lay the schema out on a Citus cluster: the layout needs every migration.
 func (d *DB) MigrateTo(ctx context.Context, version string, progress func(version, desc string)) (applied int, err error) {
 	dir, err := Dir(d.Dialect)
 	if err != nil {
 		return 0, err
 	}
+	return d.migrateDir(ctx, dir, version, progress)
+}
+
+// MigrateDir is Migrate with the migrations of dir instead of the embedded ones (whose files
+// it must begin with): a test applies a migration written after the others to a schema
+// already laid out on a Citus cluster, as a later release would.
+func (d *DB) MigrateDir(ctx context.Context, dir migrate.Dir, progress func(version, desc string)) (applied int, err error) {
+	return d.migrateDir(ctx, dir, "", progress)
+}
+
+func (d *DB) migrateDir(ctx context.Context, dir migrate.Dir, version string, progress func(version, desc string)) (applied int, err error) {
 	if err := migrate.Validate(dir); err != nil {
 		return 0, fmt.Errorf("migration directory %s: %w", d.Dialect, err)
 	}
@@ -98,6 +111,12 @@ func (d *DB) MigrateTo(ctx context.Context, version string, progress func(versio
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
+	onCitus := false
+	if d.Dialect == dialect.Postgres {
+		if onCitus, err = citus.Present(ctx, conn); err != nil {
+			return 0, err
+		}
+	}
 	for _, f := range files {
 		if version != "" && f.Version() > version {
 			break
@@ -105,7 +124,7 @@ func (d *DB) MigrateTo(ctx context.Context, version string, progress func(versio
 		if done[f.Version()] {
 			continue
 		}
-		if err := d.applyFile(ctx, conn, f); err != nil {
+		if err := d.applyFile(ctx, conn, f, onCitus); err != nil {
 			return applied, err
 		}
 		applied++
@@ -113,10 +132,21 @@ func (d *DB) MigrateTo(ctx context.Context, version string, progress func(versio
 			progress(f.Version(), f.Desc())
 		}
 	}
+	// On a Citus cluster the schema the migrations made is then laid out, once all of them
+	// are applied (the layout needs every farm table's farm_id): docs/scaling.md.
+	if onCitus && version == "" {
+		n, err := citus.Layout(ctx, conn)
+		if err != nil {
+			return applied, err
+		}
+		if n > 0 && progress != nil {
+			progress("citus", fmt.Sprintf("distributed layout of %d tables", n))
+		}
+	}
 	return applied, nil
 }
 
-func (d *DB) applyFile(ctx context.Context, conn *sql.Conn, f migrate.File) error {
+func (d *DB) applyFile(ctx context.Context, conn *sql.Conn, f migrate.File, onCitus bool) error {
 	stmts, err := f.Stmts()
 	if err != nil {
 		return fmt.Errorf("read migration %s: %w", f.Name(), err)
@@ -136,6 +166,13 @@ func (d *DB) applyFile(ctx context.Context, conn *sql.Conn, f migrate.File) erro
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck
+	if onCitus {
+		// A migration over distributed tables with foreign keys to reference tables runs its
+		// DDL one connection a node, or Citus refuses the second statement.
+		if err := citus.SequentialDDL(ctx, tx); err != nil {
+			return err
+		}
+	}
 	for _, s := range stmts {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("migration %s: %w", f.Name(), err)
