@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/predicate"
+	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/treatmentreach"
 	"github.com/herdbook/herdbook/evidence"
@@ -70,26 +73,24 @@ func (s *Service) storeReach(ctx context.Context, farmID uuid.UUID, facts []*evi
 	return nil
 }
 
-// groupHistory loads the membership history that decides who was in groups on any day: the
-// groups' membership facts, then every membership, membership_end and departure of the
-// animals they name. Two statements.
+// groupHistory loads the membership history that decides who was in groups on any day:
+// every membership, membership_end and departure of the animals the groups' membership facts
+// name. One statement: the animals are a subquery of the groups' memberships, of every record
+// (a voided membership names an animal whose history then comes too, and whose live facts
+// alone place it in the groups, so that MembersOn answers the same).
 func (s *Service) groupHistory(ctx context.Context, farmID uuid.UUID, groups []uuid.UUID) (withdrawal.History, error) {
 	var h withdrawal.History
-	ms, err := s.factItems(ctx, farmID, recorditem.FactKind(string(evidence.KindMembership)), recorditem.FactGroupIn(dedupe(groups)...))
-	if err != nil {
-		return h, err
-	}
-	var members []uuid.UUID
-	for _, it := range ms {
-		if it.FactSubject != nil {
-			members = append(members, *it.FactSubject)
+	groups = dedupe(groups)
+	members := func(sel *sql.Selector) {
+		t := sql.Table(recorditem.Table).As("member_of")
+		gs := make([]any, len(groups))
+		for i, g := range groups {
+			gs[i] = g
 		}
+		sel.Where(sql.In(sel.C(recorditem.FieldFactSubject), sql.Select(t.C(recorditem.FieldFactSubject)).From(t).
+			Where(sql.And(sql.In(t.C(recorditem.FieldFactGroup), gs...), sql.EQ(t.C(recorditem.FieldFactKind), string(evidence.KindMembership))))))
 	}
-	if len(members) == 0 {
-		return h, nil
-	}
-	hs, err := s.factItems(ctx, farmID, recorditem.FactSubjectIn(dedupe(members)...),
-		recorditem.FactKindIn(append([]string{string(evidence.KindMembership), string(evidence.KindMembershipEnd)}, departureKinds...)...))
+	hs, err := s.kindItems(ctx, farmID, append([]string{string(evidence.KindMembership), string(evidence.KindMembershipEnd)}, departureKinds...), members)
 	if err != nil {
 		return h, err
 	}
@@ -101,6 +102,20 @@ func (s *Service) groupHistory(ctx context.Context, farmID uuid.UUID, groups []u
 		addHistory(&h, f, it)
 	}
 	return h, nil
+}
+
+// kindItems is factItems for facts of the given kinds, with the same columns. The kinds
+// stand in for factItems' "is a fact" condition: given both, PostgreSQL searches an
+// animal's facts by subject alone in recorditem_fact_subject_fact_kind and filters the kinds
+// on the heap, a fetch for every fact of the animal (a weighing a month adds up), where the
+// kinds alone make them part of the index search.
+func (s *Service) kindItems(ctx context.Context, farmID uuid.UUID, kinds []string, where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
+	return s.Client(ctx).RecordItem.Query().
+		Where(recorditem.FactKindIn(kinds...), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
+		Where(where...).
+		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
+			recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup, recorditem.FieldFactDate).
+		All(ctx)
 }
 
 // addHistory adds a membership, membership_end or departure fact to a history.

@@ -155,7 +155,7 @@ func (s *Service) guardRecordedDepartures(ctx context.Context, farmID uuid.UUID,
 			animals = append(animals, u)
 		}
 	}
-	deps, err := s.factItems(ctx, farmID, recorditem.FactSubjectIn(animals...), recorditem.FactKindIn(departureKinds...))
+	deps, err := s.kindItems(ctx, farmID, departureKinds, recorditem.FactSubjectIn(animals...))
 	if err != nil {
 		return err
 	}

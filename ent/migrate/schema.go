@@ -1342,9 +1342,9 @@ var (
 				Columns: []*schema.Column{RecordItemsColumns[25], RecordItemsColumns[3]},
 			},
 			{
-				Name:    "recorditem_fact_subject",
+				Name:    "recorditem_fact_subject_fact_kind",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[17]},
+				Columns: []*schema.Column{RecordItemsColumns[17], RecordItemsColumns[16]},
 			},
 			{
 				Name:    "recorditem_fact_dam",

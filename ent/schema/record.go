@@ -122,7 +122,12 @@ func (RecordItem) Edges() []ent.Edge {
 func (RecordItem) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("record_id", "is_active"),
-		index.Fields("fact_subject"),
+		// An animal's facts of some kinds: a group treatment's reach reads every membership,
+		// membership_end and departure of the group's members, and the withdrawal guard their
+		// departures. With the kind in the index an animal with a long history (a weighing a
+		// month) costs the few facts of those kinds, not a heap fetch for each of its facts
+		// (docs/performance.md, issue 32.5). Its prefix serves an animal's facts of any kind.
+		index.Fields("fact_subject", "fact_kind"),
 		index.Fields("fact_dam"),
 		// A group's facts of a kind on a day: the birth review's bulls that ran with the dam's
 		// groups (review_mates) filter a group's memberships by their dates. On PostgreSQL the
