@@ -88,7 +88,8 @@ func (s *Service) groupHistory(ctx context.Context, farmID uuid.UUID, groups []u
 			gs[i] = g
 		}
 		sel.Where(sql.In(sel.C(recorditem.FieldFactSubject), sql.Select(t.C(recorditem.FieldFactSubject)).From(t).
-			Where(sql.And(sql.In(t.C(recorditem.FieldFactGroup), gs...), sql.EQ(t.C(recorditem.FieldFactKind), string(evidence.KindMembership))))))
+			Where(sql.And(sql.EQ(t.C(recorditem.FieldFarmID), farmID), sql.In(t.C(recorditem.FieldFactGroup), gs...),
+				sql.EQ(t.C(recorditem.FieldFactKind), string(evidence.KindMembership))))))
 	}
 	hs, err := s.kindItems(ctx, farmID, append([]string{string(evidence.KindMembership), string(evidence.KindMembershipEnd)}, departureKinds...), members)
 	if err != nil {
