@@ -17,8 +17,6 @@ import (
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/record"
-	"github.com/herdbook/herdbook/ent/recordanimal"
-	"github.com/herdbook/herdbook/ent/recordgroup"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/evidence"
@@ -630,17 +628,20 @@ func (l *RecordLinks) Add(c *ent.Client, farmID, recordID uuid.UUID, animals, gr
 const recordLinkBatch = 1000
 
 // Save writes the links collected, in bulk; a link that exists already is kept as it is (a
-// record update adds its animals and groups to those it has).
+// record update adds its animals and groups to those it has). The conflict names no columns:
+// the links' only unique key is their primary key, (record, animal) on SQLite and PostgreSQL
+// but (farm, record, animal) on a Citus cluster (docs/scaling.md), and ON CONFLICT with
+// columns must name a key's exactly.
 func (l *RecordLinks) Save(ctx context.Context, c *ent.Client) error {
 	for lo := 0; lo < len(l.animals); lo += recordLinkBatch {
 		if err := c.RecordAnimal.CreateBulk(l.animals[lo:min(lo+recordLinkBatch, len(l.animals))]...).
-			OnConflictColumns(recordanimal.FieldRecordID, recordanimal.FieldAnimalID).DoNothing().Exec(ctx); err != nil {
+			OnConflict(sql.DoNothing()).Exec(ctx); err != nil {
 			return err
 		}
 	}
 	for lo := 0; lo < len(l.groups); lo += recordLinkBatch {
 		if err := c.RecordGroup.CreateBulk(l.groups[lo:min(lo+recordLinkBatch, len(l.groups))]...).
-			OnConflictColumns(recordgroup.FieldRecordID, recordgroup.FieldGroupID).DoNothing().Exec(ctx); err != nil {
+			OnConflict(sql.DoNothing()).Exec(ctx); err != nil {
 			return err
 		}
 	}

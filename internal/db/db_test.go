@@ -89,6 +89,8 @@ func TestMigrate(t *testing.T) {
 			defer d.Close()
 			var seen []string
 			n, err := d.Migrate(ctx, func(v, desc string) { seen = append(seen, v+" "+desc) })
+			// On a Citus cluster the layout after the migrations is told too (internal/db/citus).
+			seen = slices.DeleteFunc(seen, func(s string) bool { return strings.HasPrefix(s, "citus ") })
 			if err != nil || n == 0 || len(seen) != n {
 				t.Fatalf("first run: %d applied, %v, %v", n, seen, err)
 			}

@@ -13,9 +13,12 @@ package citus
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // FarmTables lists every farm-scoped table: each is distributed by its farm (the column
@@ -75,6 +78,21 @@ func SequentialDDL(ctx context.Context, tx Queryer) error {
 // table) and its foreign keys to other farm tables made again with farm_id on both sides. It
 // returns how many tables it laid out: 0 when every table was already.
 func Layout(ctx context.Context, conn *sql.Conn) (int, error) {
+	// Citus's DDL locks its metadata, which DDL in other schemas of the database (another
+	// test's scratch schema being laid out or dropped) locks too, in an order of its own:
+	// PostgreSQL then breaks a deadlock by failing one transaction, which is whole and can
+	// simply run again.
+	for attempt := 1; ; attempt++ {
+		n, err := layout(ctx, conn)
+		var pgErr *pgconn.PgError
+		if attempt < 5 && errors.As(err, &pgErr) && pgErr.Code == "40P01" {
+			continue
+		}
+		return n, err
+	}
+}
+
+func layout(ctx context.Context, conn *sql.Conn) (int, error) {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
