@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strings"
+
+	"github.com/herdbook/herdbook/internal/db/citus"
 )
 
 // SQLiteDevURL is the atlas URL of a scratch SQLite file, for Diff.
@@ -33,7 +35,25 @@ func ScratchPostgres(ctx context.Context, base string) (string, func(), error) {
 		sep = "&"
 	}
 	return base + sep + "search_path=" + name, func() {
-		_, _ = admin.SQL.ExecContext(context.Background(), "DROP SCHEMA "+name+" CASCADE")
+		dropScratch(admin, name)
 		admin.Close()
 	}, nil
+}
+
+// dropScratch drops a scratch schema. On a Citus cluster it first takes the migrations' lock:
+// dropping distributed tables while another schema is being laid out deadlocks on Citus's
+// metadata, and PostgreSQL then fails one of the two.
+func dropScratch(admin *DB, name string) {
+	ctx := context.Background()
+	conn, err := admin.SQL.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if onCitus, err := citus.Present(ctx, conn); err == nil && onCitus {
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrationLockID); err == nil {
+			defer conn.ExecContext(ctx, "SELECT pg_advisory_unlock($1)", migrationLockID) //nolint:errcheck
+		}
+	}
+	_, _ = conn.ExecContext(ctx, "DROP SCHEMA "+name+" CASCADE")
 }
