@@ -550,14 +550,19 @@ func columnsOf(f evidence.Fact) factColumns {
 		c.subject = id(f.AnimalID)
 	}
 	c.until = str(f.EndDate)
+	c.date = str(factDay(f))
+	return c
+}
+
+// factDay is a fact's fact_date column: the calendar day of its date, start or birth date,
+// the first it has (a treatment may be dated with a date-time; its column keeps the day).
+func factDay(f evidence.Fact) string {
 	for _, d := range []string{f.Date, f.StartDate, f.BirthDate} {
 		if d != "" {
-			// A treatment may be dated with a date-time; its column keeps the calendar date.
-			c.date = str(d[:min(len(d), 10)])
-			break
+			return d[:min(len(d), 10)]
 		}
 	}
-	return c
+	return ""
 }
 
 // ProtocolLimits bound a follow-up protocol.

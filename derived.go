@@ -39,10 +39,48 @@ type derivedCache struct {
 	mu   sync.Mutex
 	size int
 	vals map[derivedKey]any
+	// latest is the newest position each (farm, name) is kept at, for answers that a write
+	// patches rather than derives again (keptPatched, patch.go).
+	latest map[derivedKey]int64
 }
 
 func newDerivedCache(size int) *derivedCache {
-	return &derivedCache{size: size, vals: map[derivedKey]any{}}
+	return &derivedCache{size: size, vals: map[derivedKey]any{}, latest: map[derivedKey]int64{}}
+}
+
+// keep stores an answer at its position; the answer of the same name kept at an earlier
+// position is dropped (a newer one supersedes it), so a farm written often does not fill the
+// cache with its past.
+func (c *derivedCache) keep(key derivedKey, v any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at := derivedKey{farm: key.farm, name: key.name}
+	if old, ok := c.latest[at]; ok {
+		if old > key.seq {
+			return
+		}
+		if old < key.seq {
+			delete(c.vals, derivedKey{farm: key.farm, seq: old, name: key.name})
+		}
+	}
+	if len(c.vals) >= c.size {
+		clear(c.vals)
+		clear(c.latest)
+	}
+	c.vals[key] = v
+	c.latest[at] = key.seq
+}
+
+// newest answers the newest kept answer of the farm's name and its position.
+func (c *derivedCache) newest(farm uuid.UUID, name string) (any, int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seq, ok := c.latest[derivedKey{farm: farm, name: name}]
+	if !ok {
+		return nil, 0, false
+	}
+	v, ok := c.vals[derivedKey{farm: farm, seq: seq, name: name}]
+	return v, seq, ok
 }
 
 // farmPosition is the farm's change counter, read once per request (concurrent resolvers
@@ -98,12 +136,7 @@ func keptIn[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid
 	if out, err = derive(); err != nil {
 		return out, true, err
 	}
-	c.mu.Lock()
-	if len(c.vals) >= c.size {
-		clear(c.vals)
-	}
-	c.vals[key] = out
-	c.mu.Unlock()
+	c.keep(key, out)
 	return out, true, nil
 }
 
@@ -112,5 +145,9 @@ func keptIn[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid
 // known at an earlier moment (known_at) the answer is another one than the current.
 func deriveAfresh(ctx context.Context) bool {
 	_, asKnown := schema.KnownAtFrom(ctx)
-	return asKnown || ent.TxFromContext(ctx) != nil
+	return asKnown || ent.TxFromContext(ctx) != nil || ctx.Value(afreshKey{}) != nil
 }
+
+// afreshKey marks a context whose reads derive every answer whole: the tests hold kept and
+// patched answers to those (export_test.go).
+type afreshKey struct{}

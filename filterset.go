@@ -24,8 +24,20 @@ const filterSetCacheSize = 64
 
 // filterSet answers the set of the farm's animals of a sex (or in a group) on day at the
 // farm's current change position, deriving it with derive on a miss (one statement to read
-// the counter, then derive's).
-func (s *Service) filterSet(ctx context.Context, farmID uuid.UUID, day, sex string, group uuid.UUID, derive func() ([]uuid.UUID, error)) ([]uuid.UUID, error) {
-	ids, _, err := keptIn(ctx, s, s.filterSets, farmID, "day "+day+" sex "+sex+" group "+group.String(), derive)
+// the counter, then derive's), or, after a write, patching the set kept before it: among
+// answers which of the animals the write touched are in the set now (patch.go).
+func (s *Service) filterSet(ctx context.Context, farmID uuid.UUID, day, sex string, group uuid.UUID,
+	derive func() ([]uuid.UUID, error), among func(touched []uuid.UUID) ([]uuid.UUID, error)) ([]uuid.UUID, error) {
+	ids, _, err := keptPatched(ctx, s, s.filterSets, farmID, "day "+day+" sex "+sex+" group "+group.String(), derive,
+		func(old []uuid.UUID, touched []uuid.UUID, _ int64) ([]uuid.UUID, error) {
+			if len(touched) == 0 {
+				return old, nil
+			}
+			in, err := among(touched)
+			if err != nil {
+				return nil, err
+			}
+			return patchSet(old, touched, in), nil
+		})
 	return ids, err
 }

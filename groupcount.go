@@ -89,28 +89,42 @@ func containsID(ids []uuid.UUID, id uuid.UUID) bool {
 // countGroupAnimals counts each group's current active animals of the farm (those its
 // membership facts place in it today), in the three statements of groupMembersOn. Deriving
 // the counts reads every member's facts (hundreds of milliseconds on a farm of 10,000 animals),
-// so they are kept by the farm's change counter (derived.go) and a dashboard seen again while
-// the farm is unchanged costs one statement for them, or none when the request read the counter.
+// so the members are kept by the farm's change counter (derived.go) and a dashboard seen again
+// while the farm is unchanged costs one statement for them, or none when the request read the
+// counter; after a write, the members kept before it are patched for the animals it touched.
 func (s *Service) countGroupAnimals(ctx context.Context, farmID uuid.UUID, groups []uuid.UUID) (map[uuid.UUID]int, error) {
 	groups = slices.Clone(groups)
 	slices.SortFunc(groups, compareUUID)
 	groups = slices.Compact(groups)
 	day := s.todayOnFarm(ctx, farmID)
 	var name strings.Builder
-	name.WriteString("group-counts " + day)
+	name.WriteString("group-members " + day)
 	for _, g := range groups {
 		name.WriteString(" " + g.String())
 	}
-	counts, _, err := keptDerived(ctx, s, farmID, name.String(), func() (map[uuid.UUID]int, error) {
-		members, err := s.groupMembersOn(ctx, farmID, groups, day)
+	// The members are kept, not their counts, so that a write patches them (patch.go).
+	members, _, err := keptPatched(ctx, s, s.derived, farmID, name.String(), func() (map[uuid.UUID][]uuid.UUID, error) {
+		return s.groupMembersOn(ctx, farmID, groups, day)
+	}, func(old map[uuid.UUID][]uuid.UUID, touched []uuid.UUID, _ int64) (map[uuid.UUID][]uuid.UUID, error) {
+		if len(touched) == 0 {
+			return old, nil
+		}
+		in, err := s.groupMembersAmong(ctx, farmID, groups, day, touched)
 		if err != nil {
 			return nil, err
 		}
-		counts := make(map[uuid.UUID]int, len(groups))
-		for _, id := range groups {
-			counts[id] = len(members[id])
+		out := make(map[uuid.UUID][]uuid.UUID, len(groups))
+		for _, g := range groups {
+			out[g] = patchSet(old[g], touched, in[g])
 		}
-		return counts, nil
+		return out, nil
 	})
-	return counts, err
+	if err != nil {
+		return nil, err
+	}
+	counts := make(map[uuid.UUID]int, len(groups))
+	for _, id := range groups {
+		counts[id] = len(members[id])
+	}
+	return counts, nil
 }

@@ -100,7 +100,17 @@ func (s *Service) groupMembersOn(ctx context.Context, farmID uuid.UUID, groups [
 	if len(candidates) == 0 {
 		return out, nil
 	}
-	candidates = dedupe(candidates)
+	return s.groupMembersAmong(ctx, farmID, groups, day, dedupe(candidates))
+}
+
+// groupMembersAmong is groupMembersOn over the candidates alone: those of them that their
+// membership facts place in each of groups on day, active animals only, sorted by id (two
+// statements). A kept group's members are patched with it after a write (patch.go).
+func (s *Service) groupMembersAmong(ctx context.Context, farmID uuid.UUID, groups []uuid.UUID, day string, candidates []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+	out := make(map[uuid.UUID][]uuid.UUID, len(groups))
+	if len(candidates) == 0 {
+		return out, nil
+	}
 	// Only the facts that place an animal in groups (evidence.GroupKinds): a member's
 	// weights, treatments and births change none of its groups, and reading and parsing
 	// them was most of a group count's cost on a farm with a long history.
@@ -113,7 +123,7 @@ func (s *Service) groupMembersOn(ctx context.Context, farmID uuid.UUID, groups [
 		keys[i] = id.String()
 	}
 	profiles := evidence.ProfilesOf(keys, day, facts)
-	active, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.IDIn(candidates...)).IDs(ctx)
+	active, err := s.activeAmong(ctx, farmID, candidates)
 	if err != nil {
 		return nil, err
 	}

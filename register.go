@@ -173,6 +173,12 @@ func (s *Service) sexAndGroup(ctx context.Context, q *ent.AnimalQuery, farmID uu
 	if f.Sex != "" {
 		ids, err := s.filterSet(ctx, farmID, asOf, f.Sex, uuid.Nil, func() ([]uuid.UUID, error) {
 			return s.animalsOfSex(ctx, farmID, asOf, f.Sex)
+		}, func(touched []uuid.UUID) ([]uuid.UUID, error) {
+			active, err := s.activeAmong(ctx, farmID, touched)
+			if err != nil {
+				return nil, err
+			}
+			return s.ofSexAmong(ctx, farmID, asOf, f.Sex, active)
 		})
 		if err != nil {
 			return err
@@ -182,6 +188,9 @@ func (s *Service) sexAndGroup(ctx context.Context, q *ent.AnimalQuery, farmID uu
 	if f.Group != uuid.Nil {
 		ids, err := s.filterSet(ctx, farmID, asOf, "", f.Group, func() ([]uuid.UUID, error) {
 			members, err := s.groupMembersOn(ctx, farmID, []uuid.UUID{f.Group}, asOf)
+			return members[f.Group], err
+		}, func(touched []uuid.UUID) ([]uuid.UUID, error) {
+			members, err := s.groupMembersAmong(ctx, farmID, []uuid.UUID{f.Group}, asOf, touched)
 			return members[f.Group], err
 		})
 		if err != nil {
@@ -230,20 +239,26 @@ func (s *Service) animalsOfSex(ctx context.Context, farmID uuid.UUID, asOf, sex 
 	if err != nil {
 		return nil, err
 	}
+	return s.ofSexAmong(ctx, farmID, asOf, sex, all)
+}
+
+// ofSexAmong answers which of the farm's active animals ids are of sex on asOf, from their
+// profile facts: one statement per 5,000 animals.
+func (s *Service) ofSexAmong(ctx context.Context, farmID uuid.UUID, asOf, sex string, ids []uuid.UUID) ([]uuid.UUID, error) {
 	var facts []evidence.Fact
-	for lo := 0; lo < len(all); lo += historyIDBatch {
-		got, err := s.animalFactsOf(ctx, farmID, all[lo:min(lo+historyIDBatch, len(all))], []string{string(evidence.KindProfile)})
+	for lo := 0; lo < len(ids); lo += historyIDBatch {
+		got, err := s.animalFactsOf(ctx, farmID, ids[lo:min(lo+historyIDBatch, len(ids))], []string{string(evidence.KindProfile)})
 		if err != nil {
 			return nil, err
 		}
 		facts = append(facts, got...)
 	}
-	ids := make([]string, 0, len(facts))
+	named := make([]string, 0, len(facts))
 	for _, f := range facts {
-		ids = append(ids, f.AnimalID)
+		named = append(named, f.AnimalID)
 	}
 	matching := []uuid.UUID{}
-	for id, p := range evidence.ProfilesOf(ids, asOf, facts) {
+	for id, p := range evidence.ProfilesOf(named, asOf, facts) {
 		if p.Sex != nil && *p.Sex == sex {
 			if u, err := uuid.Parse(id); err == nil {
 				matching = append(matching, u)
@@ -294,9 +309,10 @@ type statusSets struct {
 
 // statusSetsOn derives the farm's status sets on asOf from its entry and departure facts,
 // kept by the farm's change counter (derived.go): the dashboard asks for four statuses, and
-// the register filtered by status for each page of a scroll.
+// the register filtered by status for each page of a scroll. After a write, the sets kept
+// before it are patched for the animals it touched (patch.go).
 func (s *Service) statusSetsOn(ctx context.Context, farmID uuid.UUID, asOf string) (statusSets, error) {
-	sets, _, err := keptDerived(ctx, s, farmID, "statuses "+asOf, func() (statusSets, error) {
+	sets, _, err := keptPatched(ctx, s, s.derived, farmID, "statuses "+asOf, func() (statusSets, error) {
 		notYet, err := s.notYet(ctx, farmID, asOf)
 		if err != nil {
 			return statusSets{}, err
@@ -308,28 +324,75 @@ func (s *Service) statusSetsOn(ctx context.Context, farmID uuid.UUID, asOf strin
 		if err != nil {
 			return statusSets{}, err
 		}
-		facts, ids := factsOf(items), []string{}
-		for _, f := range facts {
-			ids = append(ids, f.AnimalID)
+		return statusesOf(notYet, factsOf(items), asOf), nil
+	}, func(old statusSets, touched []uuid.UUID, _ int64) (statusSets, error) {
+		if len(touched) == 0 {
+			return old, nil
 		}
-		later := make(map[uuid.UUID]bool, len(notYet))
-		for _, id := range notYet {
-			later[id] = true
+		// The touched animals' entry and departure facts, in one statement.
+		facts, err := s.animalFactsOf(ctx, farmID, touched, append(slices.Clone(statusKinds), entryKinds...))
+		if err != nil {
+			return statusSets{}, err
 		}
-		out := statusSets{departed: notYet, byStatus: map[string][]uuid.UUID{}}
-		for id, p := range evidence.ProfilesOf(ids, asOf, facts) {
-			u := uuid.MustParse(id)
-			if later[u] {
-				continue
+		keys := make([]string, len(touched))
+		for i, id := range touched {
+			keys[i] = id.String()
+		}
+		entries := evidence.EntryDates(keys, facts)
+		var notYet []uuid.UUID
+		for _, id := range touched {
+			if entries[id.String()] > asOf {
+				notYet = append(notYet, id)
 			}
-			if p.Status != evidence.StatusOnFarm {
-				out.departed = append(out.departed, u)
-				out.byStatus[p.Status] = append(out.byStatus[p.Status], u)
+		}
+		var departures []evidence.Fact
+		mine := make(map[string]bool, len(touched))
+		for _, k := range keys {
+			mine[k] = true
+		}
+		for _, f := range facts {
+			if slices.Contains(statusKinds, string(f.Kind)) && factDay(f) != "" && factDay(f) <= asOf && mine[strings.ToLower(f.AnimalID)] {
+				departures = append(departures, f)
+			}
+		}
+		now := statusesOf(notYet, departures, asOf)
+		out := statusSets{departed: patchSet(old.departed, touched, now.departed), byStatus: map[string][]uuid.UUID{}}
+		for st, ids := range old.byStatus {
+			out.byStatus[st] = patchSet(ids, touched, now.byStatus[st])
+		}
+		for st, ids := range now.byStatus {
+			if _, ok := old.byStatus[st]; !ok {
+				out.byStatus[st] = ids
 			}
 		}
 		return out, nil
 	})
 	return sets, err
+}
+
+// statusesOf sorts the animals that facts (their arrivals and departures dated on or before
+// asOf) name into status sets; notYet are those not yet on the farm on asOf.
+func statusesOf(notYet []uuid.UUID, facts []evidence.Fact, asOf string) statusSets {
+	ids := make([]string, 0, len(facts))
+	for _, f := range facts {
+		ids = append(ids, f.AnimalID)
+	}
+	later := make(map[uuid.UUID]bool, len(notYet))
+	for _, id := range notYet {
+		later[id] = true
+	}
+	out := statusSets{departed: slices.Clone(notYet), byStatus: map[string][]uuid.UUID{}}
+	for id, p := range evidence.ProfilesOf(ids, asOf, facts) {
+		u := uuid.MustParse(id)
+		if later[u] {
+			continue
+		}
+		if p.Status != evidence.StatusOnFarm {
+			out.departed = append(out.departed, u)
+			out.byStatus[p.Status] = append(out.byStatus[p.Status], u)
+		}
+	}
+	return out
 }
 
 // entryKinds are the facts that may put an animal's entry onto the farm after a date

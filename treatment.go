@@ -3,6 +3,7 @@ package herdbook
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -754,7 +755,7 @@ func (s *Service) withdrawalBoard(ctx context.Context, farmID uuid.UUID, day str
 			return withdrawalBoard{}, false, err
 		}
 	}
-	return keptDerived(ctx, s, farmID, "withdrawals "+day+" "+species, func() (withdrawalBoard, error) {
+	derive := func() (withdrawalBoard, error) {
 		wf, err := s.loadWithdrawals(ctx, farmID, nil, day)
 		if err != nil {
 			return withdrawalBoard{}, err
@@ -765,15 +766,93 @@ func (s *Service) withdrawalBoard(ctx context.Context, farmID uuid.UUID, day str
 		if err != nil {
 			return withdrawalBoard{}, err
 		}
-		// Kept: the board and the facts of the treatments on it, not the whole history.
-		kept := &withdrawalFacts{book: wf.book, facts: map[string]evidence.Fact{}}
-		for _, st := range held {
-			for _, h := range st.Hits {
-				kept.facts[h.Treatment.RecordItemID] = wf.facts[h.Treatment.RecordItemID]
+		return boardOf(wf.book, held, wf.facts), nil
+	}
+	// A patched board's medicine names are read again for its page (fresh is false): the
+	// kept part may name a medicine renamed since.
+	return keptPatched(ctx, s, s.derived, farmID, "withdrawals "+day+" "+species, derive,
+		func(old withdrawalBoard, touched []uuid.UUID, since int64) (withdrawalBoard, error) {
+			// A group's treatment names no animal: the animals it reaches are touched too.
+			reached, ok, err := s.groupTreatedSince(ctx, farmID, since)
+			if err != nil {
+				return withdrawalBoard{}, err
 			}
+			touched = dedupe(append(slices.Clone(touched), reached...))
+			if !ok || len(touched) > touchedCap {
+				return derive()
+			}
+			if len(touched) == 0 {
+				return old, nil
+			}
+			// The touched animals' withdrawals, from their own history (as an animal's page
+			// reads it), replace theirs on the kept board.
+			wf, err := s.loadWithdrawals(ctx, farmID, touched, day)
+			if err != nil {
+				return withdrawalBoard{}, err
+			}
+			mine := make(map[string]bool, len(touched))
+			for _, id := range touched {
+				mine[id.String()] = true
+			}
+			var theirs []*withdrawal.Status
+			for _, st := range wf.history.Withheld(day) {
+				if mine[strings.ToLower(st.AnimalID)] {
+					theirs = append(theirs, st)
+				}
+			}
+			if theirs, err = s.onFarm(ctx, farmID, theirs, day); err != nil {
+				return withdrawalBoard{}, err
+			}
+			held := slices.Clone(theirs)
+			for _, st := range old.held {
+				if !mine[strings.ToLower(st.AnimalID)] {
+					held = append(held, st)
+				}
+			}
+			slices.SortFunc(held, func(a, b *withdrawal.Status) int { return strings.Compare(a.AnimalID, b.AnimalID) })
+			facts := maps.Clone(old.facts.facts)
+			maps.Copy(facts, wf.facts)
+			return boardOf(old.facts.book.with(wf.book), held, facts), nil
+		})
+}
+
+// boardOf is the board of the held animals: with it, the book and the facts of the
+// treatments on it, not the whole history.
+func boardOf(book *medicineBook, held []*withdrawal.Status, facts map[string]evidence.Fact) withdrawalBoard {
+	kept := &withdrawalFacts{book: book, facts: map[string]evidence.Fact{}}
+	for _, st := range held {
+		for _, h := range st.Hits {
+			kept.facts[h.Treatment.RecordItemID] = facts[h.Treatment.RecordItemID]
 		}
-		return withdrawalBoard{facts: kept, held: held}, nil
-	})
+	}
+	return withdrawalBoard{facts: kept, held: held}
+}
+
+// with answers a book of b's medicines and other's (a patched board's: the kept board's
+// medicines and those of the treatments of the animals patched). Neither is changed.
+func (b *medicineBook) with(other *medicineBook) *medicineBook {
+	out := *b
+	out.names, out.substances, out.versions = maps.Clone(b.names), maps.Clone(b.substances), maps.Clone(b.versions)
+	if out.names == nil {
+		out.names = map[uuid.UUID]string{}
+	}
+	if out.substances == nil {
+		out.substances = map[uuid.UUID]string{}
+	}
+	if out.versions == nil {
+		out.versions = map[uuid.UUID]map[int]*ent.MedicineVersion{}
+	}
+	maps.Copy(out.names, other.names)
+	maps.Copy(out.substances, other.substances)
+	for id, vs := range other.versions {
+		merged := maps.Clone(out.versions[id])
+		if merged == nil {
+			merged = map[int]*ent.MedicineVersion{}
+		}
+		maps.Copy(merged, vs)
+		out.versions[id] = merged
+	}
+	return &out
 }
 
 // AnimalWithdrawalAsOf returns one animal's withdrawal as of a date (today when asOf is

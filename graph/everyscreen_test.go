@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
 
@@ -165,8 +167,9 @@ func TestEveryScreenListed(t *testing.T) {
 // whole HTTP stack, on farms of 1,000 and 10,000 animals (herdbooktest.MustBigHerd with
 // newScreensFarm's medicine, treated group, weighed, calved and treated cow), on SQLite and
 // PostgreSQL: p50-ms, cpu-ms/op (the server process) and stmts/op, each screen both as seen
-// again (kept answers) and right after a write (the farm's change counter moved, as every
-// write moves it). The register page of 50 is each table's yardstick (issue 32.1, 32.2).
+// again (kept answers) and right after a write (a weighing of another animal each time, as
+// at the crush; the write itself is not measured). The register page of 50 is each table's
+// yardstick (issue 32.1, 32.2).
 //
 //	go test -run '^$' -bench EveryScreen -benchtime 5x ./graph/
 func BenchmarkEveryScreen(b *testing.B) {
@@ -190,26 +193,42 @@ func BenchmarkEveryScreen(b *testing.B) {
 							s.measure(b, app, sc, 1)
 							var p50 []time.Duration
 							var stmts int64
-							cpu0 := cpuTime()
+							var cpu time.Duration
 							b.ResetTimer()
 							for i := 0; i < b.N; i++ {
 								if afterWrite {
-									if err := app.DB.Client.ChangeCounter.UpdateOneID(s.Farm).AddSeq(1).Exec(context.Background()); err != nil {
-										b.Fatal(err)
-									}
+									b.StopTimer()
+									s.weigh(b, app, i)
+									b.StartTimer()
 								}
+								cpu0 := cpuTime()
 								d, q := s.measure(b, app, sc, 1)
+								cpu += cpuTime() - cpu0
 								p50, stmts = append(p50, d), stmts+q
 							}
 							b.StopTimer()
 							slices.Sort(p50)
 							b.ReportMetric(float64(p50[len(p50)/2].Microseconds())/1000, "p50-ms")
 							b.ReportMetric(float64(stmts)/float64(b.N), "stmts/op")
-							b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+							b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 						})
 					}
 				}
 			}
 		})
+	}
+}
+
+// weigh records a weighing of the farm's i-th animal (the write that precedes each screen
+// measured after a write): it moves the farm's change counter and names one animal.
+func (s *screensFarm) weigh(tb testing.TB, app *herdbooktest.App, i int) {
+	tb.Helper()
+	a, err := app.DB.Client.Animal.Query().Where(animal.FarmID(s.Farm), animal.Tag(s.Tag(1+i%s.Animals))).OnlyID(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := app.Service.WriteAnimalFacts(app.Ctx(s.owner), s.Farm, []evidence.Fact{{Kind: evidence.KindWeight,
+		AnimalID: a.String(), Date: s.today, KG: json.Number(fmt.Sprint(400 + i%50))}}); err != nil {
+		tb.Fatal(err)
 	}
 }

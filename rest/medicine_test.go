@@ -402,18 +402,20 @@ func TestWithdrawalsStatements(t *testing.T) {
 		putSettings(t, app, f.ID, owner.Token, map[string]any{"time_zone": "UTC"}) // bare dates are the farm's local days
 		med := mustCreate(t, app, "/v1/farm/"+f.ID.String()+"/medicines", owner.Token,
 			map[string]any{"name": "Ivermectin", "withdrawal_meat_days": 49, "withdrawal_milk_hours": 0})
-		count := func(want int) int64 {
+		count := func(asOf string, want int) int64 {
 			return app.Queries(func() {
-				b := app.Do("GET", "/v1/farm/"+f.ID.String()+"/withdrawals?as_of=2025-05-10", owner.Token, nil).JSON(t)
+				b := app.Do("GET", "/v1/farm/"+f.ID.String()+"/withdrawals?as_of="+asOf, owner.Token, nil).JSON(t)
 				if int(b["total"].(float64)) != want {
 					t.Fatalf("total %v, want %d", b["total"], want)
 				}
 			})
 		}
+		// Derived whole (a day not asked before): the same statements for 1 treated animal
+		// and for 31.
 		seedTreated(t, app, owner, f.ID, med["id"].(string), 1)
-		few := count(1)
+		few := count("2025-05-10", 1)
 		seedTreated(t, app, owner, f.ID, med["id"].(string), 30)
-		many := count(31)
+		many := count("2025-05-11", 31)
 		// At most 12: the board reads the treated animals' arrivals and departures in one more
 		// statement, to leave off those that had left by as_of (issue 28.8), and the farm's
 		// change counter, by which the board is kept (derived.go): seen again before the farm
@@ -421,8 +423,17 @@ func TestWithdrawalsStatements(t *testing.T) {
 		if few != many || many > 12 {
 			t.Fatalf("statements: %d for 1 treated animal, %d for 31; want the same, at most 12", few, many)
 		}
-		if again := count(31); again >= many {
+		if again := count("2025-05-11", 31); again >= many {
 			t.Fatalf("statements: %d for the board seen again, %d the first time: it was derived again", again, many)
+		}
+		// After a write, the kept board is patched for the animals it touched (patch.go): the
+		// same statements for a write that treats a group of 1 and one that treats 30.
+		seedTreated(t, app, owner, f.ID, med["id"].(string), 1)
+		one := count("2025-05-11", 32)
+		seedTreated(t, app, owner, f.ID, med["id"].(string), 30)
+		thirty := count("2025-05-11", 62)
+		if one != thirty || thirty > 22 {
+			t.Fatalf("statements of a patched board: %d after a group of 1 treated, %d after 30; want the same, at most 22", one, thirty)
 		}
 		// A rename moves no change counter: the kept board still names the medicine as it is now.
 		wantStatus(t, app.Do("PUT", "/v1/farm/"+f.ID.String()+"/medicines/"+med["id"].(string), owner.Token,

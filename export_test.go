@@ -1,0 +1,16 @@
+package herdbook
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+)
+
+// Afresh returns a context in which kept answers are neither used nor kept: each read derives
+// its answer whole (derived.go), the answer a kept or patched one must equal.
+func Afresh(ctx context.Context) context.Context { return context.WithValue(ctx, afreshKey{}, true) }
+
+// GroupCounts exposes countGroupAnimals, the dashboard's group head counts.
+func (s *Service) GroupCounts(ctx context.Context, farmID uuid.UUID, groups []uuid.UUID) (map[uuid.UUID]int, error) {
+	return s.countGroupAnimals(ctx, farmID, groups)
+}
