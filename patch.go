@@ -3,8 +3,10 @@ package herdbook
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
+	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/record"
@@ -45,9 +47,10 @@ func (s *Service) touchedSince(ctx context.Context, farmID uuid.UUID, seq int64)
 		AnimalID uuid.UUID `json:"animal_id"`
 	}
 	err = c.FactAnimal.Query().
-		Where(factanimal.FarmID(farmID), factanimal.HasRecordItemWith(
-			recorditem.HasRecordWith(record.FarmID(farmID), record.ChangeSeqGT(seq)))).
-		Limit(touchedCap+1).Unique(true).
+		Where(func(sel *sql.Selector) {
+			sel.Where(sql.In(sel.C(factanimal.FieldRecordItemID), itemsSince(farmID, seq)))
+		}).
+		Limit(touchedCap+1).
 		Select(factanimal.FieldAnimalID).Scan(all, &links)
 	if err != nil || len(links) > touchedCap {
 		return nil, false, err
@@ -145,13 +148,23 @@ func (s *Service) activeAmong(ctx context.Context, farmID uuid.UUID, ids []uuid.
 // ok is false when more than touchedCap group treatments changed.
 func (s *Service) groupTreatedSince(ctx context.Context, farmID uuid.UUID, seq int64) (_ []uuid.UUID, ok bool, err error) {
 	all := schema.IncludeInactive(ctx)
-	items, err := s.Client(all).RecordItem.Query().
-		Where(recorditem.FarmID(farmID), recorditem.FactKind(string(evidence.KindTreatment)), recorditem.FactGroupNotNil(),
-			recorditem.HasRecordWith(record.FarmID(farmID), record.ChangeSeqGT(seq))).
+	// The items of the records numbered later, whatever their kind: a handful, where the
+	// farm's group treatments are its history (the kind is not searched by its index).
+	changed, err := s.Client(all).RecordItem.Query().
+		Where(func(sel *sql.Selector) { sel.Where(sql.In(sel.C(recorditem.FieldRecordID), recordsSince(farmID, seq))) }).
 		Limit(touchedCap+1).
-		Select(recorditem.FieldID, recorditem.FieldFactGroup, recorditem.FieldFactDate).All(all)
-	if err != nil || len(items) == 0 || len(items) > touchedCap {
-		return nil, len(items) <= touchedCap, err
+		Select(recorditem.FieldID, recorditem.FieldFactKind, recorditem.FieldFactGroup, recorditem.FieldFactDate).All(all)
+	if err != nil || len(changed) > touchedCap {
+		return nil, false, err
+	}
+	var items []*ent.RecordItem
+	for _, it := range changed {
+		if it.FactKind != nil && *it.FactKind == string(evidence.KindTreatment) && it.FactGroup != nil {
+			items = append(items, it)
+		}
+	}
+	if len(items) == 0 {
+		return nil, true, nil
 	}
 	ids, groups := make([]uuid.UUID, len(items)), make([]uuid.UUID, len(items))
 	for i, it := range items {
@@ -183,4 +196,22 @@ func (s *Service) groupTreatedSince(ctx context.Context, farmID uuid.UUID, seq i
 		}
 	}
 	return dedupe(out), true, nil
+}
+
+// recordsSince selects the ids of the farm's records numbered after seq, deleted and voided
+// ones too: a search of their (farm_id, change_seq) index.
+func recordsSince(farmID uuid.UUID, seq int64) *sql.Selector {
+	recs := sql.Table(record.Table)
+	return sql.Select(recs.C(record.FieldID)).From(recs).
+		Where(sql.And(sql.EQ(recs.C(record.FieldFarmID), farmID), sql.GT(recs.C(record.FieldChangeSeq), seq)))
+}
+
+// itemsSince selects the ids of the items of the farm's records numbered after seq: the
+// records by their (farm_id, change_seq) index, then their items by the record's. A
+// subquery that SQLite reads once, where the EXISTS of an edge predicate made it walk every
+// link of every farm and probe each one's record.
+func itemsSince(farmID uuid.UUID, seq int64) *sql.Selector {
+	items := sql.Table(recorditem.Table)
+	return sql.Select(items.C(recorditem.FieldID)).From(items).
+		Where(sql.In(items.C(recorditem.FieldRecordID), recordsSince(farmID, seq)))
 }

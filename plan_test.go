@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	herdbook "github.com/herdbook/herdbook"
+	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/internal/db"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 )
@@ -217,9 +219,15 @@ func TestRegisterPlansOnSQLite(t *testing.T) {
 			t.Fatalf("%s: no statement read the animals' facts", stage)
 		}
 	}
+	eachSQLiteStatistics(t, d, u, check)
+}
+
+// eachSQLiteStatistics runs check without statistics, then with farm L's and with those of
+// a farm of many facts an animal, each read by a connection opened after they are written.
+func eachSQLiteStatistics(t *testing.T, d *db.DB, u string, check func(stage string, explain *db.DB)) {
+	t.Helper()
+	ctx := context.Background()
 	check("without statistics", d)
-	// The statistics of farm L, and of a farm of many facts an animal, each read by a
-	// connection opened after they are written.
 	if _, err := d.SQL.ExecContext(ctx, "ANALYZE"); err != nil {
 		t.Fatal(err)
 	}
@@ -242,4 +250,66 @@ func TestRegisterPlansOnSQLite(t *testing.T) {
 		check("with "+stats.name, withStats)
 		withStats.Close()
 	}
+}
+
+// TestPatchPlansOnSQLite: the statements that patch kept answers after a write (patch.go:
+// the animals the write touched, the group treatments it changed, the touched animals'
+// facts) read the writes since the kept answer's position, never the farm's history, on
+// SQLite without statistics and with farm L's.
+func TestPatchPlansOnSQLite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	u := herdbooktest.ScratchURL(t, "sqlite")
+	d, err := db.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if _, err := d.Migrate(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	app, ctx, farmID := seededFarm(t, d, 300, 1500)
+	animals, err := d.Client.Animal.Query().Where(animal.FarmID(farmID)).Limit(2).IDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groupID, err := d.Client.Group.Query().Where(group.FarmID(farmID)).FirstID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	take := 50
+	reads := func() {
+		for _, f := range []herdbook.AnimalFilter{{Sex: "male"}, {Group: groupID}, {Status: evidence.StatusSold}} {
+			f.Page = herdbook.Page{Take: &take}
+			if _, _, err := app.Service.Animals(ctx, farmID, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, _, err := app.Service.Withdrawals(ctx, farmID, "", herdbook.Page{Take: &take}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reads() // kept
+	if err := app.Service.WriteAnimalFacts(ctx, farmID, []evidence.Fact{{Kind: evidence.KindWeight, AnimalID: animals[0].String(),
+		Date: "2024-01-01", KG: "400"}}); err != nil {
+		t.Fatal(err)
+	}
+	seen := observeSelects(d, reads) // patched
+	check := func(stage string, explain *db.DB) {
+		touched := 0
+		for q, args := range seen {
+			if strings.Contains(q, "`change_seq` >") {
+				touched++
+			}
+			for _, line := range sqlitePlan(t, explain, q, args) {
+				if readsHistory(line) {
+					t.Errorf("%s: %q reads the farm's history in the plan of\n%s\n  %s", stage, line, q, strings.Join(sqlitePlan(t, explain, q, args), "\n  "))
+				}
+			}
+		}
+		if touched < 3 {
+			t.Fatalf("%s: %d statements read the writes since a position: the answers were not patched", stage, touched)
+		}
+	}
+	eachSQLiteStatistics(t, d, u, check)
 }
