@@ -158,11 +158,14 @@ func TestMedicinesStatements(t *testing.T) {
 				wantNoErrors(t, out)
 			}
 		}
-		count := func(want int) int64 {
+		// Each count asks a day not asked before, so that both derive the board whole (after a
+		// write a board kept for the day is patched instead, in statements of its own:
+		// herdbook's patch.go, rest's TestWithdrawalsStatements).
+		count := func(want int, asOf string) int64 {
 			return app.Queries(func() {
-				out := app.GraphQL(owner.Token, `query($f: ID!) { node(id: $f) { ... on Farm {
+				out := app.GraphQL(owner.Token, `query($f: ID!, $d: Date) { node(id: $f) { ... on Farm {
 					medicines(first: 100) { totalCount edges { cursor node { id name speciesWithdrawals { species } } } pageInfo { hasNextPage endCursor } }
-					withdrawals(asOf: "2025-05-05") { totalCount nodes { animalTag treatments { medicineName } } } } } }`, v)
+					withdrawals(asOf: $d) { totalCount nodes { animalTag treatments { medicineName } } } } } }`, map[string]any{"f": v["f"], "d": asOf})
 				wantNoErrors(t, out)
 				if dig(t, out, "data.node.medicines.totalCount") != float64(want) || dig(t, out, "data.node.withdrawals.totalCount") != float64(want) {
 					t.Fatalf("totals %v, want %d", out, want)
@@ -170,9 +173,9 @@ func TestMedicinesStatements(t *testing.T) {
 			})
 		}
 		add(1)
-		few := count(1)
+		few := count(1, "2025-05-05")
 		add(19)
-		many := count(20)
+		many := count(20, "2025-05-06")
 		if few != many {
 			t.Fatalf("statements: %d for 1 medicine and treated animal, %d for 20", few, many)
 		}
