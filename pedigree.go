@@ -476,10 +476,14 @@ func (s *Service) KinshipOf(ctx context.Context, a, b uuid.UUID) (*ent.Animal, *
 // MatingAdvice lists each bull of the farm available to serve the dam today, with the
 // expected inbreeding of their calf, lowest first (then by tag). A bull is available when his
 // profile says male, intact and on the farm, and, when the farm sets a minimum breeding age
-// for males, when he is known to be at least that old.
-func (s *Service) MatingAdvice(ctx context.Context, farmID, damID uuid.UUID) ([]*MatingAdvice, error) {
+// for males, when he is known to be at least that old. first, when given, keeps the best
+// first of them (1 to MaxConnectionPage).
+func (s *Service) MatingAdvice(ctx context.Context, farmID, damID uuid.UUID, first *int) ([]*MatingAdvice, error) {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleReader, ScopeReadAnimals); err != nil {
 		return nil, err
+	}
+	if first != nil && (*first < 1 || *first > MaxConnectionPage) {
+		return nil, Invalid(FieldError{Field: "first", Message: fmt.Sprintf("must be between 1 and %d", MaxConnectionPage)})
 	}
 	fp, err := s.parentage(ctx, farmID)
 	if err != nil {
@@ -536,6 +540,9 @@ func (s *Service) MatingAdvice(ctx context.Context, farmID, damID uuid.UUID) ([]
 		}
 		return out[i].Sire.ID.String() < out[j].Sire.ID.String()
 	})
+	if first != nil && len(out) > *first {
+		out = out[:*first]
+	}
 	return out, nil
 }
 

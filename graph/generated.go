@@ -467,7 +467,7 @@ type ComplexityRoot struct {
 		Holding               func(childComplexity int) int
 		ID                    func(childComplexity int) int
 		IsActive              func(childComplexity int) int
-		MatingAdvice          func(childComplexity int, damID uuid.UUID) int
+		MatingAdvice          func(childComplexity int, damID uuid.UUID, first *int) int
 		MedicinePurchases     func(childComplexity int, after *string, first *int) int
 		MedicineStock         func(childComplexity int, asOf *string) int
 		Medicines             func(childComplexity int, after *string, first *int) int
@@ -1627,7 +1627,7 @@ type FarmResolver interface {
 	Notifications(ctx context.Context, obj *ent.Farm, after *entgql.Cursor[uuid.UUID], first *int, before *entgql.Cursor[uuid.UUID], last *int, orderBy *ent.NotificationOrder, status *notification.Status, unread *bool, mine *bool) (*ent.NotificationConnection, error)
 	OutsideAnimals(ctx context.Context, obj *ent.Farm, after *string, first *int) (*model.OutsideAnimalConnection, error)
 	Due(ctx context.Context, obj *ent.Farm, asOf *string, after *string, first *int) (*model.DueEntryConnection, error)
-	MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID) ([]*herdbook.MatingAdvice, error)
+	MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID, first *int) ([]*herdbook.MatingAdvice, error)
 	Holding(ctx context.Context, obj *ent.Farm) (*herdbook.HoldingView, error)
 	StatutoryNotices(ctx context.Context, obj *ent.Farm, state *string, kind *string, animalID *uuid.UUID) ([]*model.StatutoryNotice, error)
 	Reconciliation(ctx context.Context, obj *ent.Farm, asOf *string, animals []*model.RegistryAnimalInput, herdList *string, fromRegistry *bool) (*model.Reconciliation, error)
@@ -3474,7 +3474,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Farm.MatingAdvice(childComplexity, args["damID"].(uuid.UUID)), true
+		return e.ComplexityRoot.Farm.MatingAdvice(childComplexity, args["damID"].(uuid.UUID), args["first"].(*int)), true
 	case "Farm.medicinePurchases":
 		if e.ComplexityRoot.Farm.MedicinePurchases == nil {
 			break
@@ -11968,6 +11968,14 @@ func (ec *executionContext) field_Farm_matingAdvice_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["damID"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
 	return args, nil
 }
 
@@ -21996,7 +22004,7 @@ func (ec *executionContext) _Farm_matingAdvice(ctx context.Context, field graphq
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Farm().MatingAdvice(ctx, obj, fc.Args["damID"].(uuid.UUID))
+			return ec.Resolvers.Farm().MatingAdvice(ctx, obj, fc.Args["damID"].(uuid.UUID), fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*herdbook.MatingAdvice) graphql.Marshaler {

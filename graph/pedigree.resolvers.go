@@ -25,8 +25,8 @@ func (r *animalResolver) Pedigree(ctx context.Context, obj *ent.Animal, depth *i
 }
 
 // MatingAdvice is the resolver for the matingAdvice field.
-func (r *farmResolver) MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID) ([]*herdbook.MatingAdvice, error) {
-	return r.svc.MatingAdvice(ctx, obj.ID, damID)
+func (r *farmResolver) MatingAdvice(ctx context.Context, obj *ent.Farm, damID uuid.UUID, first *int) ([]*herdbook.MatingAdvice, error) {
+	return r.svc.MatingAdvice(ctx, obj.ID, damID, first)
 }
 
 // Kinship is the resolver for the kinship field.

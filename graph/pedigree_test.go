@@ -121,6 +121,16 @@ func TestPedigreeGraphQL(t *testing.T) {
 		if want := []string{"S2 0.125", "A 0.1875", "S1 0.25"}; fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("matingAdvice(X) = %v, want %v", got, want)
 		}
+		// first keeps the best: the two lowest F.
+		adv = app.GraphQL(u.Token, `query($f: ID!, $d: ID!) { farm(id: $f) { matingAdvice(damID: $d, first: 2) { sire { tag } expectedInbreeding } } }`,
+			map[string]any{"f": f.ID.String(), "d": ids["X"].String()})
+		got = nil
+		for _, a := range dig(t, adv, "data.farm.matingAdvice").([]any) {
+			got = append(got, fmt.Sprintf("%v %v", dig(t, a, "sire.tag"), dig(t, a, "expectedInbreeding")))
+		}
+		if want := []string{"S2 0.125", "A 0.1875"}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("matingAdvice(X, first: 2) = %v, want %v", got, want)
+		}
 
 		// With a minimum breeding age for males (farm settings), only bulls known to be that
 		// old are offered: S1 (born 2018-03-01) is a month too young, A and S2 are older.
@@ -145,6 +155,8 @@ func TestPedigreeGraphQL(t *testing.T) {
 			vars        map[string]any
 			code, field string
 		}{
+			{"ErrAdviceFirstZero", `query($f: ID!, $d: ID!) { farm(id: $f) { matingAdvice(damID: $d, first: 0) { expectedInbreeding } } }`, map[string]any{"f": f.ID.String(), "d": ids["D"].String()}, "BAD_USER_INPUT", "first"},
+			{"ErrAdviceFirstTooMany", `query($f: ID!, $d: ID!) { farm(id: $f) { matingAdvice(damID: $d, first: 501) { expectedInbreeding } } }`, map[string]any{"f": f.ID.String(), "d": ids["D"].String()}, "BAD_USER_INPUT", "first"},
 			{"ErrDepthZero", `query($x: ID!) { node(id: $x) { ... on Animal { pedigree(depth: 0) { inbreeding } } } }`, map[string]any{"x": ids["X"].String()}, "BAD_USER_INPUT", "depth"},
 			{"ErrDepthNine", `query($x: ID!) { node(id: $x) { ... on Animal { pedigree(depth: 9) { inbreeding } } } }`, map[string]any{"x": ids["X"].String()}, "BAD_USER_INPUT", "depth"},
 			{"ErrKinshipUnknown", `query($a: ID!, $b: ID!) { kinship(a: $a, b: $b) { coancestry } }`, map[string]any{"a": ids["X"].String(), "b": uuid.NewString()}, "NOT_FOUND", ""},

@@ -353,7 +353,7 @@ func TestPedigreePresumedSire(t *testing.T) {
 		}
 
 		// Mating advice for Y sees X as her half brother (GraphQL's Farm.matingAdvice).
-		advice, err := app.Service.MatingAdvice(ctx, f.ID, uuid.MustParse(y))
+		advice, err := app.Service.MatingAdvice(ctx, f.ID, uuid.MustParse(y), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
