@@ -118,26 +118,7 @@ func keptDerived[T any](ctx context.Context, s *Service, farmID uuid.UUID, name 
 // keptIn is keptDerived over the cache c (the register's filter sets have one of their own,
 // filterset.go).
 func keptIn[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, name string, derive func() (T, error)) (out T, fresh bool, err error) {
-	if deriveAfresh(ctx) {
-		out, err = derive()
-		return out, true, err
-	}
-	seq, err := s.farmPosition(ctx, farmID)
-	if err != nil {
-		return out, false, err
-	}
-	key := derivedKey{farm: farmID, seq: seq, name: name}
-	c.mu.Lock()
-	v, ok := c.vals[key]
-	c.mu.Unlock()
-	if ok {
-		return v.(T), false, nil
-	}
-	if out, err = derive(); err != nil {
-		return out, true, err
-	}
-	c.keep(key, out)
-	return out, true, nil
+	return keptPatched(ctx, s, c, farmID, name, derive, nil)
 }
 
 // deriveAfresh tells whether a read must derive its answer rather than use or fill a kept one

@@ -72,7 +72,8 @@ func (s *Service) touchedSince(ctx context.Context, farmID uuid.UUID, seq int64)
 // current for the animals touched since its position (touchedSince), or derive makes it whole
 // when none is kept or too many animals changed. patch must not change the answer it is given
 // (it is shared) and must answer for touched exactly what derive would; it is given the kept
-// answer's position too, for what else it must read of the writes since.
+// answer's position too, for what else it must read of the writes since. Without patch, every
+// miss is derived whole (keptIn).
 func keptPatched[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, name string,
 	derive func() (T, error), patch func(old T, touched []uuid.UUID, since int64) (T, error)) (out T, whole bool, err error) {
 	if deriveAfresh(ctx) {
@@ -105,7 +106,7 @@ func keptPatched[T any](ctx context.Context, s *Service, c *derivedCache, farmID
 func patchNewest[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, seq int64, name string,
 	derive func() (T, error), patch func(old T, touched []uuid.UUID, since int64) (T, error)) (T, error) {
 	v, at, ok := c.newest(farmID, name)
-	if !ok || at > seq {
+	if !ok || at > seq || patch == nil {
 		return derive()
 	}
 	touched, ok, err := s.touchedSince(ctx, farmID, at)
