@@ -155,16 +155,7 @@ func readsHistory(line string) bool {
 // day by design (statusPredicate) and is left out.
 func TestRegisterPlansOnSQLite(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	u := herdbooktest.ScratchURL(t, "sqlite")
-	d, err := db.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	if _, err := d.Migrate(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	d, u := scratchSQLite(t)
 	app, ctx, farmID := seededFarm(t, d, 300, 1500)
 	owner := app.MustUser()
 	app.MustMember(farmID, owner, herdbook.RoleOwner)
@@ -222,6 +213,23 @@ func TestRegisterPlansOnSQLite(t *testing.T) {
 	eachSQLiteStatistics(t, d, u, check)
 }
 
+// scratchSQLite opens a migrated scratch SQLite database, with its URL (for connections that
+// read statistics written later).
+func scratchSQLite(t *testing.T) (*db.DB, string) {
+	t.Helper()
+	ctx := context.Background()
+	u := herdbooktest.ScratchURL(t, "sqlite")
+	d, err := db.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if _, err := d.Migrate(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	return d, u
+}
+
 // eachSQLiteStatistics runs check without statistics, then with farm L's and with those of
 // a farm of many facts an animal, each read by a connection opened after they are written.
 func eachSQLiteStatistics(t *testing.T, d *db.DB, u string, check func(stage string, explain *db.DB)) {
@@ -258,16 +266,7 @@ func eachSQLiteStatistics(t *testing.T, d *db.DB, u string, check func(stage str
 // SQLite without statistics and with farm L's.
 func TestPatchPlansOnSQLite(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	u := herdbooktest.ScratchURL(t, "sqlite")
-	d, err := db.Open(ctx, u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	if _, err := d.Migrate(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	d, u := scratchSQLite(t)
 	app, ctx, farmID := seededFarm(t, d, 300, 1500)
 	animals, err := d.Client.Animal.Query().Where(animal.FarmID(farmID)).Limit(2).IDs(ctx)
 	if err != nil {
