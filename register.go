@@ -334,28 +334,17 @@ func (s *Service) statusSetsOn(ctx context.Context, farmID uuid.UUID, asOf strin
 		if err != nil {
 			return statusSets{}, err
 		}
-		keys := make([]string, len(touched))
-		for i, id := range touched {
-			keys[i] = id.String()
-		}
-		entries := evidence.EntryDates(keys, facts)
-		var notYet []uuid.UUID
-		for _, id := range touched {
-			if entries[id.String()] > asOf {
-				notYet = append(notYet, id)
-			}
-		}
 		var departures []evidence.Fact
 		mine := make(map[string]bool, len(touched))
-		for _, k := range keys {
-			mine[k] = true
+		for _, id := range touched {
+			mine[id.String()] = true
 		}
 		for _, f := range facts {
-			if slices.Contains(statusKinds, string(f.Kind)) && factDay(f) != "" && factDay(f) <= asOf && mine[strings.ToLower(f.AnimalID)] {
+			if day := factDay(f); slices.Contains(statusKinds, string(f.Kind)) && day != "" && day <= asOf && mine[strings.ToLower(f.AnimalID)] {
 				departures = append(departures, f)
 			}
 		}
-		now := statusesOf(notYet, departures, asOf)
+		now := statusesOf(enteringAfter(touched, facts, asOf), departures, asOf)
 		out := statusSets{departed: patchSet(old.departed, touched, now.departed), byStatus: map[string][]uuid.UUID{}}
 		for st, ids := range old.byStatus {
 			out.byStatus[st] = patchSet(ids, touched, now.byStatus[st])
@@ -442,18 +431,24 @@ func (s *Service) notYet(ctx context.Context, farmID uuid.UUID, asOf string) ([]
 		}
 		facts = append(facts, got...)
 	}
-	keys := make([]string, len(candidates))
-	for i, id := range candidates {
+	return enteringAfter(candidates, facts, asOf), nil
+}
+
+// enteringAfter answers which of ids their entry facts (evidence.EntryDates) bring onto the
+// farm after asOf: those not yet on it that day.
+func enteringAfter(ids []uuid.UUID, facts []evidence.Fact, asOf string) []uuid.UUID {
+	keys := make([]string, len(ids))
+	for i, id := range ids {
 		keys[i] = id.String()
 	}
 	entries := evidence.EntryDates(keys, facts)
 	out := []uuid.UUID{}
-	for _, id := range candidates {
+	for _, id := range ids {
 		if e := entries[id.String()]; e > asOf {
 			out = append(out, id)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // factsOf parses the facts of loaded items, skipping items whose fact does not parse.
