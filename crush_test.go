@@ -8,16 +8,12 @@ import (
 	"math"
 	"mime/multipart"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/parser"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
@@ -61,7 +57,7 @@ const (
 func BenchmarkCrushWrites(b *testing.B) {
 	gql := map[string]string{}
 	for _, op := range []string{"Weigh", "Fact", "Calving"} {
-		gql[op] = appMutation(b, "forms.graphql", op)
+		gql[op] = herdbooktest.AppOperation(b, ".", "forms.graphql", op)
 	}
 	gql["weighingsImport"] = `mutation($input: WeighingsImportInput!) { weighingsImport(input: $input) { rows recorded unchanged } }`
 	for _, dia := range herdbooktest.Dialects() {
@@ -197,43 +193,6 @@ func timeOps(b *testing.B, app *herdbooktest.App, op func()) {
 	b.ReportMetric(rank(0.50), "p50-ms")
 	b.ReportMetric(rank(0.99), "p99-ms")
 	b.ReportMetric(float64(stmts)/float64(b.N), "stmts/op")
-}
-
-// appMutation is the web app's operation op of web/app/src/graphql/file, as the app sends
-// it: the crush's writes spread no fragment (graph/screens_test.go's appOperation adds
-// those for the screens' queries).
-func appMutation(tb testing.TB, file, op string) string {
-	tb.Helper()
-	src, err := os.ReadFile(filepath.Join("web", "app", "src", "graphql", file))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	doc, gerr := parser.ParseQuery(&ast.Source{Name: file, Input: string(src)})
-	if gerr != nil {
-		tb.Fatal(gerr)
-	}
-	o := doc.Operations.ForName(op)
-	if o == nil {
-		tb.Fatalf("%s has no operation %s", file, op)
-	}
-	// It ends at the brace that closes its selection set.
-	depth := 0
-	for i := o.Position.Start; i < len(src); i++ {
-		switch src[i] {
-		case '{':
-			depth++
-		case '}':
-			if depth--; depth == 0 {
-				text := string(src[o.Position.Start : i+1])
-				if strings.Contains(text, "...") {
-					tb.Fatalf("%s spreads a fragment: use appOperation's way", op)
-				}
-				return text
-			}
-		}
-	}
-	tb.Fatalf("%s: %s does not end", file, op)
-	return ""
 }
 
 // multipartFile is a multipart form of one file, as a browser's upload sends it.
