@@ -139,8 +139,10 @@ export function Register({ farmID }: { farmID: string }) {
   useEffect(() => { if (box.current) setHeight(box.current.clientHeight || 600); }, [box.current]);
   const start = Math.max(0, Math.floor(top / ROW) - 10);
   const end = Math.min(rows.length, Math.ceil((top + height) / ROW) + 10);
+  // The next page is asked for half a page ahead of the last row loaded: a quick flick covers
+  // the last 40 rows in a fifth of a second, less than a page of 200 takes on a busy server.
   useEffect(() => {
-    if (more && !loading.current && asked.current !== cursor && end >= rows.length - 40) {
+    if (more && !loading.current && asked.current !== cursor && end >= rows.length - PAGE / 2) {
       asked.current = cursor;
       void fetchPage(cursor, gen.current);
     }
