@@ -58,6 +58,8 @@ type DB struct {
 	poolWait atomic.Int64
 	// observe, when set, is told every statement (Observe).
 	observe atomic.Pointer[func(query string, args []any)]
+	// observeFailed, when set, is told every statement that failed (ObserveFailed).
+	observeFailed atomic.Pointer[func(query string, err error)]
 }
 
 // Observe makes fn see every statement that goes through the ent client, with its
@@ -66,6 +68,25 @@ type DB struct {
 func (d *DB) Observe(fn func(query string, args []any)) (stop func()) {
 	d.observe.Store(&fn)
 	return func() { d.observe.Store(nil) }
+}
+
+// ObserveFailed makes fn see every statement through the ent client that the database
+// refused, with its error, until the returned function is called: the Citus test lists the
+// statements a cluster refuses (graph's TestFarmRequestOnOneShard). fn must be safe for
+// concurrent use.
+func (d *DB) ObserveFailed(fn func(query string, err error)) (stop func()) {
+	d.observeFailed.Store(&fn)
+	return func() { d.observeFailed.Store(nil) }
+}
+
+// failed tells ObserveFailed's function of a statement's error, and returns the error.
+func (d *DB) failed(query string, err error) error {
+	if err != nil {
+		if fn := d.observeFailed.Load(); fn != nil {
+			(*fn)(query, err)
+		}
+	}
+	return err
 }
 
 func (d *DB) seen(ctx context.Context, query string, args any) {
@@ -202,13 +223,13 @@ type countingDriver struct {
 func (d *countingDriver) Exec(ctx context.Context, query string, args, v any) error {
 	d.d.seen(ctx, query, args)
 	ctx, end := d.d.span(ctx, query)
-	return end(d.d.boundedExec(ctx, query, args, v))
+	return end(d.d.failed(query, d.d.boundedExec(ctx, query, args, v)))
 }
 
 func (d *countingDriver) Query(ctx context.Context, query string, args, v any) error {
 	d.d.seen(ctx, query, args)
 	ctx, end := d.d.span(ctx, query)
-	return end(columnTypesOnce(d.d.boundedQuery(ctx, query, args, v), v))
+	return end(columnTypesOnce(d.d.failed(query, d.d.boundedQuery(ctx, query, args, v)), v))
 }
 
 func (d *countingDriver) Tx(ctx context.Context) (dialect.Tx, error) {
@@ -231,13 +252,13 @@ type countingTx struct {
 func (t *countingTx) Exec(ctx context.Context, query string, args, v any) error {
 	t.d.seen(ctx, query, args)
 	ctx, end := t.d.span(ctx, query)
-	return end(t.Tx.Exec(ctx, query, args, v))
+	return end(t.d.failed(query, t.Tx.Exec(ctx, query, args, v)))
 }
 
 func (t *countingTx) Query(ctx context.Context, query string, args, v any) error {
 	t.d.seen(ctx, query, args)
 	ctx, end := t.d.span(ctx, query)
-	return end(columnTypesOnce(t.Tx.Query(ctx, query, args, v), v))
+	return end(columnTypesOnce(t.d.failed(query, t.Tx.Query(ctx, query, args, v)), v))
 }
 
 // span starts a client span for a statement when the request's trace is recording (tracing

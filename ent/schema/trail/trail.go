@@ -154,7 +154,7 @@ var bookkeeping = map[string]bool{"updated_at": true, "change_seq": true, "amend
 
 // entry is one audit entry waiting for its transaction to commit.
 type entry struct {
-	farm         uuid.UUID // uuid.Nil: the farm of the record, found at flush
+	farm         uuid.UUID // uuid.Nil: the farm of the record, found at flush (a restored entry)
 	record, item uuid.UUID // item uuid.Nil for the record itself
 	action       string
 	entity       string
@@ -211,6 +211,12 @@ func Hook(unfiltered func(context.Context) context.Context) ent.Hook {
 					if r, ok := m.Field("record_id"); ok {
 						e.record, _ = r.(uuid.UUID)
 					}
+				}
+				// An item carries its farm (its farm_id beside its record's): the entry is
+				// written without looking the record up by id, which on a Citus cluster would
+				// ask every shard (docs/scaling.md).
+				if f, ok := m.Field("farm_id"); ok {
+					e.farm, _ = f.(uuid.UUID)
 				}
 				if e.new, err = json.Marshal(snap); err != nil {
 					return nil, err
@@ -288,7 +294,7 @@ func Hook(unfiltered func(context.Context) context.Context) ent.Hook {
 
 // snapshot is a row as the trail shows it.
 type snapshot struct {
-	farm, record uuid.UUID // farm uuid.Nil for an item: found at flush
+	farm, record uuid.UUID
 	values       map[string]any
 }
 
@@ -310,14 +316,14 @@ func snapshots(ctx context.Context, c *gen.Client, entity string, ids []uuid.UUI
 		return out, nil
 	}
 	rows, err := c.RecordItem.Query().Where(recorditem.IDIn(ids...)).
-		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldName, recorditem.FieldDescription,
+		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldFarmID, recorditem.FieldName, recorditem.FieldDescription,
 			recorditem.FieldMetadata, recorditem.FieldIsActive, recorditem.FieldVoidedAt, recorditem.FieldVoidReason,
 			recorditem.FieldAmendsID, recorditem.FieldSupersededByID).All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, it := range rows {
-		out[it.ID] = snapshot{record: it.RecordID, values: map[string]any{
+		out[it.ID] = snapshot{farm: it.FarmID, record: it.RecordID, values: map[string]any{
 			"name": it.Name, "description": it.Description, "metadata": it.Metadata, "is_active": it.IsActive,
 			"voided_at": it.VoidedAt, "void_reason": it.VoidReason, "amends_id": it.AmendsID, "superseded_by_id": it.SupersededByID,
 		}}
