@@ -83,42 +83,13 @@ func (c *derivedCache) newest(farm uuid.UUID, name string) (any, int64, bool) {
 	return v, seq, ok
 }
 
-// farmPosition is the farm's change counter, read once per request (concurrent resolvers
-// wait for the one read; the request's scope is forgotten at every write, request.go) and
-// with a statement otherwise.
+// farmPosition is the farm's change counter, read once per request (the request's scope is
+// forgotten at every write, request.go) and with a statement otherwise.
 func (s *Service) farmPosition(ctx context.Context, farmID uuid.UUID) (int64, error) {
-	read := func() (int64, error) {
+	return onceInRequest(ctx, "farm-position "+farmID.String(), func() (int64, error) {
 		pos, err := s.position(ctx, "derived", farmID)
 		return pos.Seq, err
-	}
-	st := requestFrom(ctx)
-	if st == nil {
-		return read()
-	}
-	b, _ := st.batches.LoadOrStore("farm-position "+farmID.String(), &positionOnce{})
-	po := b.(*positionOnce)
-	po.once.Do(func() { po.seq, po.err = read() })
-	return po.seq, po.err
-}
-
-// positionOnce is a farm's change counter, read once in a request.
-type positionOnce struct {
-	once sync.Once
-	seq  int64
-	err  error
-}
-
-// keptDerived answers what name derives on the farm at its current change position, deriving
-// it with derive on a miss; fresh reports that it was derived now. The answer is shared:
-// callers must not change it.
-func keptDerived[T any](ctx context.Context, s *Service, farmID uuid.UUID, name string, derive func() (T, error)) (out T, fresh bool, err error) {
-	return keptIn(ctx, s, s.derived, farmID, name, derive)
-}
-
-// keptIn is keptDerived over the cache c (the register's filter sets have one of their own,
-// filterset.go).
-func keptIn[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, name string, derive func() (T, error)) (out T, fresh bool, err error) {
-	return keptPatched(ctx, s, c, farmID, name, derive, nil)
+	})
 }
 
 // deriveAfresh tells whether a read must derive its answer rather than use or fill a kept one

@@ -112,7 +112,7 @@ func (s *Service) dueList(ctx context.Context, farmID uuid.UUID, asOf string) ([
 		}
 		name += profilesKey(profiles)
 	}
-	due, _, err := keptDerived(ctx, s, farmID, name, func() ([]evidence.DueEntry, error) {
+	due, _, err := keptUnless(ctx, s, farmID, name, dueKinds, func() ([]evidence.DueEntry, error) {
 		items, err := s.factItems(ctx, farmID, recorditem.FactKindIn(dueKinds...))
 		if err != nil {
 			return nil, err

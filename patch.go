@@ -2,6 +2,8 @@ package herdbook
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
@@ -67,15 +69,36 @@ func (s *Service) touchedSince(ctx context.Context, farmID uuid.UUID, seq int64)
 	return ids, len(ids) <= touchedCap, nil
 }
 
-// keptPatched is keptIn (derived.go) for an answer made of each animal's own part: on a miss
+// keptPatched is keptUpdated (below) for an answer made of each animal's own part: on a miss
 // it takes the newest answer of the same name kept at an earlier position and patch makes it
 // current for the animals touched since its position (touchedSince), or derive makes it whole
 // when none is kept or too many animals changed. patch must not change the answer it is given
 // (it is shared) and must answer for touched exactly what derive would; it is given the kept
 // answer's position too, for what else it must read of the writes since. Without patch, every
-// miss is derived whole (keptIn).
+// miss is derived whole.
 func keptPatched[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, name string,
 	derive func() (T, error), patch func(old T, touched []uuid.UUID, since int64) (T, error)) (out T, whole bool, err error) {
+	var update func(old T, at int64) (T, bool, error)
+	if patch != nil {
+		update = func(old T, at int64) (T, bool, error) {
+			touched, ok, err := s.touchedSince(ctx, farmID, at)
+			if err != nil || !ok {
+				var zero T
+				return zero, false, err
+			}
+			out, err := patch(old, touched, at)
+			return out, err == nil, err
+		}
+	}
+	return keptUpdated(ctx, s, c, farmID, name, derive, update)
+}
+
+// keptUpdated answers name at the farm's current change position (derived.go): the answer kept there, else
+// the newest one kept at an earlier position brought up to date by update (which answers
+// false when it cannot, and must not change the kept answer it is given), else derive's. The
+// answer is kept at the current position; whole tells that derive made it.
+func keptUpdated[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, name string,
+	derive func() (T, error), update func(old T, at int64) (T, bool, error)) (out T, whole bool, err error) {
 	if deriveAfresh(ctx) {
 		out, err = derive()
 		return out, true, err
@@ -91,33 +114,70 @@ func keptPatched[T any](ctx context.Context, s *Service, c *derivedCache, farmID
 	if ok {
 		return v.(T), false, nil
 	}
-	wholeNow := func() (T, error) {
-		whole = true
-		return derive()
+	if v, at, ok := c.newest(farmID, name); ok && at < seq && update != nil {
+		out, ok, err := update(v.(T), at)
+		if err != nil {
+			return out, false, err
+		}
+		if ok {
+			c.keep(key, out)
+			return out, false, nil
+		}
 	}
-	if out, err = patchNewest(ctx, s, c, farmID, seq, name, wholeNow, patch); err != nil {
-		return out, whole, err
+	if out, err = derive(); err != nil {
+		return out, true, err
 	}
 	c.keep(key, out)
-	return out, whole, nil
+	return out, true, nil
 }
 
-// patchNewest patches the newest kept answer of name to position seq, or derives it whole.
-func patchNewest[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, seq int64, name string,
-	derive func() (T, error), patch func(old T, touched []uuid.UUID, since int64) (T, error)) (T, error) {
-	v, at, ok := c.newest(farmID, name)
-	if !ok || at > seq || patch == nil {
-		return derive()
-	}
-	touched, ok, err := s.touchedSince(ctx, farmID, at)
-	if err != nil || !ok {
-		if err != nil {
+// keptUnless is keptUpdated for an answer read from the farm's facts of kinds
+// alone, with what its name holds: a write since the newest answer kept that wrote, voided or
+// deleted no item of those kinds and changed no animal (a weighing for the due list, a
+// treatment for the pedigree) leaves that answer exact, and it is kept at the new position
+// for a statement or two (changedSince) instead of being derived whole.
+func keptUnless[T any](ctx context.Context, s *Service, farmID uuid.UUID, name string, kinds []string, derive func() (T, error)) (T, bool, error) {
+	return keptUpdated(ctx, s, s.derived, farmID, name, derive, func(old T, at int64) (T, bool, error) {
+		ch, err := s.changedSince(ctx, farmID, at)
+		if err != nil || ch.animals || slices.ContainsFunc(kinds, func(k string) bool { return ch.kinds[k] }) {
 			var zero T
-			return zero, err
+			return zero, false, err
 		}
-		return derive()
-	}
-	return patch(v.(T), touched, at)
+		return old, true, nil
+	})
+}
+
+// changes are what the writes after a change position did: the fact kinds of the items of
+// the records they numbered (voided and deleted ones too), and whether they numbered an
+// animal (created, changed or deleted).
+type changes struct {
+	kinds   map[string]bool
+	animals bool
+}
+
+// changedSince answers the changes of the farm after position seq, once a request: one
+// statement, two when no animal changed.
+func (s *Service) changedSince(ctx context.Context, farmID uuid.UUID, seq int64) (changes, error) {
+	return onceInRequest(ctx, fmt.Sprintf("changed-since %s %d", farmID, seq), func() (changes, error) {
+		all := schema.IncludeInactive(ctx)
+		c := s.Client(all)
+		animals, err := c.Animal.Query().Where(animal.FarmID(farmID), animal.ChangeSeqGT(seq)).Exist(all)
+		if err != nil || animals {
+			return changes{animals: true}, err
+		}
+		kinds, err := c.RecordItem.Query().
+			Where(func(sel *sql.Selector) { sel.Where(sql.In(sel.C(recorditem.FieldRecordID), recordsSince(farmID, seq))) },
+				recorditem.FactKindNotNil()).
+			Unique(true).Select(recorditem.FieldFactKind).Strings(all)
+		if err != nil {
+			return changes{}, err
+		}
+		ch := changes{kinds: make(map[string]bool, len(kinds))}
+		for _, k := range kinds {
+			ch.kinds[k] = true
+		}
+		return ch, nil
+	})
 }
 
 // patchSet is a kept set of animals made current for touched: the touched animals leave it,

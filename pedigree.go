@@ -134,7 +134,7 @@ func (s *Service) loadParentage(ctx context.Context, farmID uuid.UUID) (*farmPar
 	// pedigree (60-70 ms on a farm of 1,200). The outside animals' profiles and the settings,
 	// which the counter does not follow, are added and applied at each load, to a copy (the
 	// kept slice is shared).
-	facts, _, err := keptDerived(ctx, s, farmID, "parentage facts", func() ([]evidence.Fact, error) { return s.parentageFacts(ctx, farmID) })
+	facts, _, err := keptUnless(ctx, s, farmID, "parentage facts", parentageKinds, func() ([]evidence.Fact, error) { return s.parentageFacts(ctx, farmID) })
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func (s *Service) loadParentage(ctx context.Context, farmID uuid.UUID) (*farmPar
 	// settings' version and the outside animals' profiles added.
 	day := s.nowUTC().Format(time.DateOnly)
 	name := fmt.Sprintf("parentage %s %s v%d", day, settings.Species, settings.Version) + profilesKey(facts[kept:])
-	fp, _, err := keptDerived(ctx, s, farmID, name, func() (*farmParentage, error) { return buildParentage(day, settings.Settings, facts) })
+	fp, _, err := keptUnless(ctx, s, farmID, name, parentageKinds, func() (*farmParentage, error) { return buildParentage(day, settings.Settings, facts) })
 	return fp, err
 }
 

@@ -201,59 +201,56 @@ func (s *Service) Report(ctx context.Context, farmID uuid.UUID, name string, q R
 		}
 		key += fmt.Sprintf(" %v", st.WeaningAgeOfDam)
 	}
-	out, _, err := keptDerived(ctx, s, farmID, key, func() (any, error) { return s.report(ctx, farmID, name, q, st) })
+	out, _, err := keptUnless(ctx, s, farmID, key, reportKinds[name], func() (any, error) { return s.report(ctx, farmID, name, q, st) })
 	return out, err
+}
+
+// reportKinds are the fact kinds each report reads.
+var reportKinds = map[string][]string{
+	ReportCalving: kindNames(evidence.KindProfile, evidence.KindBirth, evidence.KindDeath, evidence.KindExposure,
+		evidence.KindMembership, evidence.KindMembershipEnd, evidence.KindInsemination, evidence.KindHandMating, evidence.KindEmbryoTransfer,
+		evidence.KindPurchase, evidence.KindMovementIn, evidence.KindMovementOut, evidence.KindSale),
+	ReportCalvingSpread: kindNames(evidence.KindBirth),
+	ReportScans:         kindNames(evidence.KindPregnancyCheck),
+	ReportWeaning: kindNames(evidence.KindProfile, evidence.KindBirth, evidence.KindWeight,
+		evidence.KindWeaning, evidence.KindDNAParentage),
+	ReportGain: kindNames(evidence.KindWeight, evidence.KindWeaning, evidence.KindMembership, evidence.KindMembershipEnd,
+		evidence.KindMovementOut, evidence.KindSale, evidence.KindDeath),
+}
+
+func kindNames(kinds ...evidence.Kind) []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = string(k)
+	}
+	return out
 }
 
 // report derives the report name over q; st are the farm's settings for the weaning report.
 func (s *Service) report(ctx context.Context, farmID uuid.UUID, name string, q ReportQuery, st FarmSettings) (any, error) {
+	facts, err := s.farmFacts(ctx, farmID, reportKinds[name]...)
+	if err != nil {
+		return nil, err
+	}
 	switch name {
 	case ReportCalving:
-		facts, err := s.farmFacts(ctx, farmID, evidence.KindProfile, evidence.KindBirth, evidence.KindDeath, evidence.KindExposure,
-			evidence.KindMembership, evidence.KindMembershipEnd, evidence.KindInsemination, evidence.KindHandMating, evidence.KindEmbryoTransfer,
-			evidence.KindPurchase, evidence.KindMovementIn, evidence.KindMovementOut, evidence.KindSale)
-		if err != nil {
-			return nil, err
-		}
 		return calvingReport(facts, q), nil
 	case ReportCalvingSpread:
-		facts, err := s.farmFacts(ctx, farmID, evidence.KindBirth)
-		if err != nil {
-			return nil, err
-		}
 		return spreadReport(facts, q), nil
 	case ReportScans:
-		facts, err := s.farmFacts(ctx, farmID, evidence.KindPregnancyCheck)
-		if err != nil {
-			return nil, err
-		}
 		return scanReport(facts, q), nil
 	case ReportWeaning:
-		facts, err := s.farmFacts(ctx, farmID, evidence.KindProfile, evidence.KindBirth, evidence.KindWeight,
-			evidence.KindWeaning, evidence.KindDNAParentage)
-		if err != nil {
-			return nil, err
-		}
 		return weaningReport(facts, q, st), nil
 	default:
-		facts, err := s.farmFacts(ctx, farmID, evidence.KindWeight, evidence.KindWeaning, evidence.KindMembership, evidence.KindMembershipEnd,
-			evidence.KindMovementOut, evidence.KindSale, evidence.KindDeath)
-		if err != nil {
-			return nil, err
-		}
 		return gainReport(facts, q), nil
 	}
 }
 
 // farmFacts loads the farm's active facts of kinds in one statement, through the
 // (fact_kind, fact_date) index.
-func (s *Service) farmFacts(ctx context.Context, farmID uuid.UUID, kinds ...evidence.Kind) ([]evidence.Fact, error) {
-	ks := make([]string, len(kinds))
-	for i, k := range kinds {
-		ks[i] = string(k)
-	}
+func (s *Service) farmFacts(ctx context.Context, farmID uuid.UUID, kinds ...string) ([]evidence.Fact, error) {
 	items, err := s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKindIn(ks...), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx)), liveItem(ctx)).
+		Where(recorditem.FactKindIn(kinds...), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx)), liveItem(ctx)).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
 	if err != nil {
 		return nil, err

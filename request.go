@@ -64,6 +64,27 @@ func requestFrom(ctx context.Context) *requestState {
 	return st
 }
 
+// onceInRequest answers read's value once in the request under key (concurrent resolvers
+// wait for the one read), and calls read each time outside a request's scope. The request
+// forgets it at its first write (forget). The value is shared: callers must not change it.
+func onceInRequest[T any](ctx context.Context, key string, read func() (T, error)) (T, error) {
+	st := requestFrom(ctx)
+	if st == nil {
+		return read()
+	}
+	b, _ := st.batches.LoadOrStore(key, &readOnce[T]{})
+	o := b.(*readOnce[T])
+	o.once.Do(func() { o.v, o.err = read() })
+	return o.v, o.err
+}
+
+// readOnce is a value read once in a request (onceInRequest).
+type readOnce[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
 // forget drops what the request loaded, after a write that may change it.
 func (st *requestState) forget() {
 	st.mu.Lock()

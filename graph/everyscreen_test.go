@@ -50,6 +50,14 @@ func appScreens() []appScreen {
 		now := time.Now().UTC()
 		return now.AddDate(-1, 0, 0).Format(time.DateOnly), now.Format(time.DateOnly)
 	}
+	// report is the reports screen on one tab: a year to today.
+	report := func(name string) func(*screensFarm, screenIDs) map[string]any {
+		return func(s *screensFarm, _ screenIDs) map[string]any {
+			from, to := year(s)
+			return with(farm(s), "from", from, "to", to, "exposureFrom", from, "exposureTo", to,
+				"calving", name == "calving", "spread", name == "spread", "scans", name == "scans", "weaning", name == "weaning", "gain", name == "gain")
+		}
+	}
 	return []appScreen{
 		{"register.graphql", "Register", func(s *screensFarm, _ screenIDs) map[string]any {
 			return with(farm(s), "first", 50, "asOf", s.today)
@@ -103,11 +111,12 @@ func appScreens() []appScreen {
 		{"registry.graphql", "Registry", func(s *screensFarm, _ screenIDs) map[string]any { return farm(s) }},
 		{"registry.graphql", "AnimalClocks", func(s *screensFarm, _ screenIDs) map[string]any { return with(farm(s), "animalID", cow(s)) }},
 		{"registry.graphql", "Reconcile", func(s *screensFarm, _ screenIDs) map[string]any { return with(farm(s), "asOf", s.today) }},
-		{"reports.graphql", "Reports", func(s *screensFarm, _ screenIDs) map[string]any {
-			from, to := year(s)
-			return with(farm(s), "from", from, "to", to, "exposureFrom", from, "exposureTo", to,
-				"calving", true, "spread", true, "scans", true, "weaning", true, "gain", true)
-		}},
+		// The app asks for one report at a time, the one its tab shows.
+		{"reports.graphql", "Reports#calving", report("calving")},
+		{"reports.graphql", "Reports#spread", report("spread")},
+		{"reports.graphql", "Reports#scans", report("scans")},
+		{"reports.graphql", "Reports#weaning", report("weaning")},
+		{"reports.graphql", "Reports#gain", report("gain")},
 		{"reports.graphql", "ReportNames", func(s *screensFarm, _ screenIDs) map[string]any {
 			return map[string]any{"ids": []string{cow(s), s.Group.String()}}
 		}},
