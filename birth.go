@@ -417,13 +417,17 @@ func reviewFacts(active []predicate.RecordItem, own predicate.RecordItem, from, 
 
 		// The memberships of her groups by recorded males that reach into the window: natural
 		// service (a bull's dated membership of her group is exposure while both are in it).
+		// A member is male by his profile, found through the partial index of the males'
+		// profiles (recorditem_male_profile, ent/schema/record.go): its two conditions are
+		// written as literals, not arguments, so that PostgreSQL's generic plan of the
+		// prepared statement, which does not know its arguments, can still take that index.
 		m := d.Table(recorditem.Table).As("mate")
 		pr := d.Table(recorditem.Table).As("mate_profile")
 		male := d.Select(pr.C(recorditem.FieldID)).From(pr).Where(sql.And(
 			sql.ColumnsEQ(pr.C(recorditem.FieldFactSubject), m.C(recorditem.FieldFactSubject)),
-			sql.EQ(pr.C(recorditem.FieldFactKind), string(evidence.KindProfile)),
 			sql.P(func(b *sql.Builder) {
-				b.WriteString(pr.C(recorditem.FieldMetadata) + " -> '" + FactKey + "' ->> 'sex' = ").Arg(evidence.SexMale)
+				b.WriteString(pr.C(recorditem.FieldFactKind) + " = '" + string(evidence.KindProfile) + "' AND " +
+					pr.C(recorditem.FieldMetadata) + " -> '" + FactKey + "' ->> 'sex' = '" + evidence.SexMale + "'")
 			}),
 			where(pr, ofFarm)))
 		mates := d.Select(m.Columns(recorditem.FieldID, recorditem.FieldFactSubject)...).

@@ -1364,7 +1364,22 @@ var (
 						RecordItemsColumns[25].Name,
 
 						RecordItemsColumns[3].Name,
+
+						RecordItemsColumns[0].Name,
 					},
+				},
+			},
+			{
+				Name:    "recorditem_male_profile",
+				Unique:  false,
+				Columns: []*schema.Column{RecordItemsColumns[17]},
+				Annotation: &entsql.IndexAnnotation{
+					IncludeColumns: []string{
+						RecordItemsColumns[25].Name,
+
+						RecordItemsColumns[3].Name,
+					},
+					Where: "fact_kind = 'profile' AND metadata -> 'birth_history' ->> 'sex' = 'male'",
 				},
 			},
 			{

@@ -130,11 +130,21 @@ func (RecordItem) Indexes() []ent.Index {
 		index.Fields("fact_subject", "fact_kind"),
 		index.Fields("fact_dam"),
 		// A group's facts of a kind on a day: the birth review's bulls that ran with the dam's
-		// groups (review_mates) filter a group's memberships by their dates. On PostgreSQL the
-		// index carries what that part reads, so it is an index-only scan rather than a heap
-		// fetch per membership (docs/performance.md, issue 32.4).
+		// groups (review_mates) filter a group's memberships by their dates, and its exposures
+		// are her groups' ones. On PostgreSQL the index carries all that those parts read, the
+		// item's id included, so they are index-only scans rather than a heap fetch per
+		// membership (docs/performance.md, issue 32.4).
 		index.Fields("fact_group", "fact_kind", "fact_date").
-			Annotations(entsql.IncludeColumns("fact_until", "fact_subject", "record_id", "is_active")),
+			Annotations(entsql.IncludeColumns("fact_until", "fact_subject", "record_id", "is_active", "id")),
+		// The males' profiles: the birth review keeps the members of the dam's groups that
+		// are recorded males (review_mates), a look-up by member. Partial, so it holds only
+		// those profiles and answers without reading the items' metadata; the review's
+		// statement writes the same two conditions as literals for the planner to match them
+		// (docs/performance.md, issue 32.4).
+		index.Fields("fact_subject").
+			Annotations(entsql.IncludeColumns("record_id", "is_active"),
+				entsql.IndexWhere("fact_kind = 'profile' AND metadata -> 'birth_history' ->> 'sex' = 'male'")).
+			StorageKey("recorditem_male_profile"),
 		index.Fields("fact_value", "fact_kind"),
 		index.Fields("fact_tail", "fact_kind"),
 		index.Fields("fact_kind", "fact_date"),
