@@ -196,7 +196,7 @@ func (s *Service) AmendRecord(ctx context.Context, farmID, id uuid.UUID, a Recor
 func (s *Service) farmItem(ctx context.Context, farmID, recordID, itemID uuid.UUID) (*ent.RecordItem, error) {
 	it, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.ID(itemID), recorditem.RecordID(recordID),
-			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).Only(ctx)
+			itemsOfFarm(farmID, record.IsActive(true))).Only(ctx)
 	return it, notFound(err, "record item", itemID)
 }
 

@@ -210,7 +210,7 @@ func (s *Service) review(ctx context.Context, farmID uuid.UUID, damID, birthDate
 func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, from, through string) ([]evidence.Fact, error) {
 	c := s.Client(ctx)
 	// active holds the items that carry a fact, of the farm's active records.
-	active := []predicate.RecordItem{recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))}
+	active := []predicate.RecordItem{recorditem.FactKindNotNil(), itemsOfFarm(farmID, liveRecord(ctx))}
 	// query loads the facts matching where, reading only the columns the review needs, and
 	// the fact itself as JSON text (withFactJSON).
 	query := func(limit int, where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
@@ -775,7 +775,7 @@ func (s *Service) evidenceChanged(ctx context.Context, p *ent.BirthPreview) (boo
 	ids = dedupe(ids)
 	c := s.Client(ctx)
 	groups, err := c.RecordItem.Query().Where(recorditem.FactKind(string(evidence.KindMembership)),
-		recorditem.FactSubjectIn(ids...), recorditem.HasRecordWith(record.FarmID(p.FarmID)), recorditem.FactGroupNotNil()).
+		recorditem.FactSubjectIn(ids...), itemsOfFarm(p.FarmID), recorditem.FactGroupNotNil()).
 		Unique(true).Select(recorditem.FieldFactGroup).Strings(ctx)
 	if err != nil {
 		return false, err
@@ -793,6 +793,6 @@ func (s *Service) evidenceChanged(ctx context.Context, p *ent.BirthPreview) (boo
 	t := p.CreatedAt
 	return c.RecordItem.Query().Where(recorditem.FactKindNotNil(), recorditem.Or(about...),
 		recorditem.Or(recorditem.CreatedAtGT(t), recorditem.UpdatedAtGT(t),
-			recorditem.HasRecordWith(record.FarmID(p.FarmID), record.UpdatedAtGT(t))),
-		recorditem.HasRecordWith(record.FarmID(p.FarmID))).Exist(IncludeInactive(ctx))
+			itemsOfFarm(p.FarmID, record.UpdatedAtGT(t))),
+		itemsOfFarm(p.FarmID)).Exist(IncludeInactive(ctx))
 }

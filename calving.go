@@ -15,7 +15,6 @@ import (
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/birthevent"
 	"github.com/herdbook/herdbook/ent/farmtask"
-	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/evidence"
@@ -690,7 +689,7 @@ func checkPeriod(fe *fieldErrors, from, to string) {
 func (s *Service) calvings(ctx context.Context, farmID uuid.UUID, ids []uuid.UUID) ([]*Calving, error) {
 	c := s.Client(ctx)
 	items, err := c.RecordItem.Query().Where(recorditem.RecordIDIn(ids...), recorditem.FactKindIsNil(),
-		recorditem.HasRecordWith(record.FarmID(farmID))).
+		itemsOfFarm(farmID)).
 		All(IncludeInactive(ctx))
 	if err != nil {
 		return nil, err

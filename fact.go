@@ -350,7 +350,7 @@ func untilText(end string) string {
 func (s *Service) identifierFacts(ctx context.Context, farmID uuid.UUID, values []string) ([]identifierSpan, error) {
 	items, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKind(string(evidence.KindIdentifier)), recorditem.FactValueIn(values...),
-			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+			itemsOfFarm(farmID, record.IsActive(true))).
 		Select(recorditem.FieldID, recorditem.FieldMetadata).All(ctx)
 	if err != nil {
 		return nil, err

@@ -648,7 +648,7 @@ func importEID(v string) (string, bool) {
 func (s *Service) farmEIDs(ctx context.Context, farmID uuid.UUID) (map[string]uuid.UUID, error) {
 	items, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKind(string(evidence.KindIdentifier)), recorditem.FactValueNotNil(),
-			recorditem.HasRecordWith(record.FarmID(farmID), record.IsActive(true))).
+			itemsOfFarm(farmID, record.IsActive(true))).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
 	if err != nil {
 		return nil, err

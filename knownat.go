@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent/medicinepurchase"
 	"github.com/herdbook/herdbook/ent/predicate"
@@ -77,4 +78,13 @@ func knownPurchase(ctx context.Context) predicate.MedicinePurchase {
 		return medicinepurchase.CreatedAtLTE(t)
 	}
 	return func(*sql.Selector) {}
+}
+
+// itemsOfFarm keeps the items of farmID's records that match ps. It names the farm twice:
+// on the item (its own farm_id) and on its record. The answer is the same (an item is of its
+// record's farm), but a Citus cluster routes a statement to one shard only when every farm
+// table in it is filtered by the farm; the record's farm alone, through ent's HasRecordWith,
+// would send it to every shard (docs/scaling.md, "Statements name the farm").
+func itemsOfFarm(farmID uuid.UUID, ps ...predicate.Record) predicate.RecordItem {
+	return recorditem.And(recorditem.FarmID(farmID), recorditem.HasRecordWith(append([]predicate.Record{record.FarmID(farmID)}, ps...)...))
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/group"
-	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/withdrawal"
@@ -73,7 +72,7 @@ func (s *Service) administrations(ctx context.Context, farmID uuid.UUID, from, t
 	lastDate, lastID := "", uuid.Nil
 	for {
 		q := s.Client(ctx).RecordItem.Query().
-			Where(recorditem.FactKind(string(evidence.KindTreatment)), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx)))
+			Where(recorditem.FactKind(string(evidence.KindTreatment)), itemsOfFarm(farmID, liveRecord(ctx)))
 		if from != "" {
 			q.Where(recorditem.FactDateGTE(from))
 		}

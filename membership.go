@@ -11,7 +11,6 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/group"
-	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/withdrawal"
@@ -86,7 +85,7 @@ func (s *Service) groupMembersOn(ctx context.Context, farmID uuid.UUID, groups [
 	}
 	subjects, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKind(string(evidence.KindMembership)), recorditem.FactGroupIn(dedupe(groups)...),
-			recorditem.FactDateLTE(day), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
+			recorditem.FactDateLTE(day), itemsOfFarm(farmID, liveRecord(ctx))).
 		Select(recorditem.FieldFactSubject).Strings(ctx)
 	if err != nil {
 		return nil, err

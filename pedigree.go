@@ -14,7 +14,6 @@ import (
 
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
-	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/pedigree"
@@ -163,7 +162,7 @@ func (s *Service) loadParentage(ctx context.Context, farmID uuid.UUID) (*farmPar
 // parentageFacts reads and parses the farm's live facts of the parentage's kinds.
 func (s *Service) parentageFacts(ctx context.Context, farmID uuid.UUID) ([]evidence.Fact, error) {
 	items, err := s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKindIn(parentageKinds...), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx)), withFactJSON).
+		Where(recorditem.FactKindIn(parentageKinds...), itemsOfFarm(farmID, liveRecord(ctx)), withFactJSON).
 		Select(recorditem.FieldID, recorditem.FieldRecordID).All(ctx)
 	if err != nil {
 		return nil, err

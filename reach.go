@@ -9,7 +9,6 @@ import (
 
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/predicate"
-	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/treatmentreach"
 	"github.com/herdbook/herdbook/evidence"
@@ -112,7 +111,7 @@ func (s *Service) groupHistory(ctx context.Context, farmID uuid.UUID, groups []u
 // kinds alone make them part of the index search.
 func (s *Service) kindItems(ctx context.Context, farmID uuid.UUID, kinds []string, where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
 	return s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKindIn(kinds...), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
+		Where(recorditem.FactKindIn(kinds...), itemsOfFarm(farmID, liveRecord(ctx))).
 		Where(where...).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
 			recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup, recorditem.FieldFactDate).

@@ -83,20 +83,25 @@ func (s *Service) batchedRecords(ctx context.Context, v *Viewer, farmID uuid.UUI
 	key := fmt.Sprint("records", cursorKey(w.After), cursorKey(w.Before), intKey(first), intKey(last), orderKey(order), edges.key())
 	// The parents: the farm asked for and, when it came from a farm connection, the other
 	// farms of that page the viewer may read records of.
-	members, _, err := s.memberships(ctx, st, v)
-	if err != nil {
-		return nil, true, err
-	}
-	st.mu.Lock()
+	// A farm asked alone (not from a farm connection) is its own only parent: its records
+	// are read without loading the viewer's other memberships.
 	parents := []uuid.UUID{farmID}
-	if slices.Contains(st.pageFarms, farmID) {
+	st.mu.Lock()
+	listed := slices.Contains(st.pageFarms, farmID)
+	st.mu.Unlock()
+	if listed {
+		members, _, err := s.memberships(ctx, st, v)
+		if err != nil {
+			return nil, true, err
+		}
+		st.mu.Lock()
 		for _, id := range st.pageFarms {
 			if id != farmID && members[id] != nil {
 				parents = append(parents, id)
 			}
 		}
+		st.mu.Unlock()
 	}
-	st.mu.Unlock()
 	for {
 		b, _ := st.batches.LoadOrStore(key, &recordBatch{})
 		rb := b.(*recordBatch)

@@ -80,7 +80,7 @@ func (s *Service) RecordItemsByID(ctx context.Context, farmID uuid.UUID, ids []u
 	}
 	ctx = IncludeInactive(ctx)
 	is, err := s.Client(ctx).RecordItem.Query().
-		Where(recorditem.IDIn(dedupe(ids)...), recorditem.HasRecordWith(record.FarmID(farmID))).All(ctx)
+		Where(recorditem.IDIn(dedupe(ids)...), itemsOfFarm(farmID)).All(ctx)
 	for _, it := range is {
 		out[it.ID] = it
 	}

@@ -147,7 +147,7 @@ func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q strin
 	}
 	ids, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKind(string(evidence.KindIdentifier)), byValue,
-			recorditem.FactSubjectNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
+			recorditem.FactSubjectNotNil(), itemsOfFarm(farmID, liveRecord(ctx))).
 		Select(recorditem.FieldFactSubject).Strings(ctx)
 	if err != nil {
 		return nil, err
@@ -319,7 +319,7 @@ func (s *Service) statusSetsOn(ctx context.Context, farmID uuid.UUID, asOf strin
 		}
 		items, err := s.Client(ctx).RecordItem.Query().
 			Where(recorditem.FactKindIn(statusKinds...), recorditem.FactDateLTE(asOf),
-				recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
+				itemsOfFarm(farmID, liveRecord(ctx))).
 			Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
 		if err != nil {
 			return statusSets{}, err
@@ -397,7 +397,7 @@ var entryKinds = []string{string(evidence.KindBirth), string(evidence.KindPurcha
 func (s *Service) notYet(ctx context.Context, farmID uuid.UUID, asOf string) ([]uuid.UUID, error) {
 	items, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKindIn(entryKinds...), recorditem.FactDateGT(asOf),
-			recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
+			itemsOfFarm(farmID, liveRecord(ctx))).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
 	if err != nil {
 		return nil, err
@@ -526,6 +526,14 @@ func (s *Service) animalFactsOf(ctx context.Context, farmID uuid.UUID, ids []uui
 				sql.In(links.C(factanimal.FieldAnimalID), animals...),
 				sql.P(func(b *sql.Builder) {
 					b.WriteString(col(recs.C(record.FieldFarmID))).WriteOp(sql.OpEQ).Arg(farmID)
+				}),
+				// The farm on the links and the items too: the same rows, and on a Citus
+				// cluster the statement goes to the farm's shard (docs/scaling.md).
+				sql.P(func(b *sql.Builder) {
+					b.WriteString(col(links.C(factanimal.FieldFarmID))).WriteOp(sql.OpEQ).Arg(farmID)
+				}),
+				sql.P(func(b *sql.Builder) {
+					b.WriteString(col(sel.C(recorditem.FieldFarmID))).WriteOp(sql.OpEQ).Arg(farmID)
 				}),
 				liveRecordOf(ctx, recs),
 				sql.P(func(b *sql.Builder) { b.WriteString(col(sel.C(recorditem.FieldFactKind))).WriteOp(sql.OpNotNull) }),
@@ -806,7 +814,7 @@ func (s *Service) groupMembers(ctx context.Context, farmID, groupID uuid.UUID, d
 	}
 	subjects, err := c.RecordItem.Query().
 		Where(recorditem.FactKind(string(evidence.KindMembership)), recorditem.FactGroup(groupID),
-			recorditem.FactDateLTE(day), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
+			recorditem.FactDateLTE(day), itemsOfFarm(farmID, liveRecord(ctx))).
 		Select(recorditem.FieldFactSubject).Strings(ctx)
 	if err != nil {
 		return nil, nil, err

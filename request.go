@@ -32,6 +32,11 @@ type requestState struct {
 	userID  uuid.UUID
 	members map[uuid.UUID]*ent.FarmMember // farm id -> the viewer's active membership
 	farms   map[uuid.UUID]*ent.Farm       // the farms of those memberships
+	// farmMembers and farmFarms are the memberships loaded farm by farm, before (or
+	// without) all of them: the viewer's membership of each farm asked about (nil when
+	// none), and those farms.
+	farmMembers map[uuid.UUID]*ent.FarmMember
+	farmFarms   map[uuid.UUID]*ent.Farm
 
 	batches sync.Map // batch key -> *batch (batch.go)
 	// pageFarms are the farms a farm connection returned in this request: the parents one
@@ -88,7 +93,7 @@ type readOnce[T any] struct {
 // forget drops what the request loaded, after a write that may change it.
 func (st *requestState) forget() {
 	st.mu.Lock()
-	st.loaded, st.members, st.farms = false, nil, nil
+	st.loaded, st.members, st.farms, st.farmMembers, st.farmFarms = false, nil, nil, nil, nil
 	st.mu.Unlock()
 	st.batches.Range(func(k, _ any) bool { st.batches.Delete(k); return true })
 }
@@ -101,18 +106,70 @@ func (s *Service) memberships(ctx context.Context, st *requestState, v *Viewer) 
 	if st.loaded && st.userID == v.UserID {
 		return st.members, st.farms, nil
 	}
+	members, byID, err := s.loadMemberships(ctx, v, uuid.Nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	st.loaded, st.userID, st.members, st.farms = true, v.UserID, members, byID
+	return members, byID, nil
+}
+
+// farmMembership returns the viewer's active membership of the active farm farmID, or nil,
+// loading it alone (one statement that names the farm) on the request's first question
+// about that farm. A request about one farm (every REST path under /farm/{id}, a GraphQL
+// document of one farm) so asks only that farm's shard on a Citus cluster (docs/scaling.md);
+// a request that listed the viewer's farms loads them all at once instead (memberships).
+func (s *Service) farmMembership(ctx context.Context, st *requestState, v *Viewer, farmID uuid.UUID) (*ent.FarmMember, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.userID != v.UserID {
+		st.loaded, st.members, st.farms, st.farmMembers, st.farmFarms = false, nil, nil, nil, nil
+		st.userID = v.UserID
+	}
+	if st.loaded {
+		return st.members[farmID], nil
+	}
+	if m, ok := st.farmMembers[farmID]; ok {
+		return m, nil
+	}
+	members, byID, err := s.loadMemberships(ctx, v, farmID)
+	if err != nil {
+		return nil, err
+	}
+	if st.farmMembers == nil {
+		st.farmMembers, st.farmFarms = map[uuid.UUID]*ent.FarmMember{}, map[uuid.UUID]*ent.Farm{}
+	}
+	st.farmMembers[farmID] = members[farmID]
+	if f := byID[farmID]; f != nil {
+		st.farmFarms[farmID] = f
+	}
+	return members[farmID], nil
+}
+
+// loadMemberships loads the viewer's active memberships in active farms with those farms, in
+// one statement: all of them, or only farmID's when it is not uuid.Nil.
+func (s *Service) loadMemberships(ctx context.Context, v *Viewer, farmID uuid.UUID) (map[uuid.UUID]*ent.FarmMember, map[uuid.UUID]*ent.Farm, error) {
 	const roleCol, memberCol = "viewer_member_role", "viewer_member_id"
 	// One statement: the farms joined with the viewer's memberships, whose role and id come
 	// back as extra columns of each farm row. ent applies predicates after it has chosen the
 	// columns, so this predicate can add the join and the two columns.
-	farms, err := s.Client(ctx).Farm.Query().
+	q := s.Client(ctx).Farm.Query().
 		Where(farm.IsActive(true), func(q *sql.Selector) {
 			m := sql.Table(farmmember.Table).As("viewer_member")
+			where := sql.And(sql.EQ(m.C(farmmember.FieldUserID), v.UserID), sql.EQ(m.C(farmmember.FieldIsActive), true))
+			if farmID != uuid.Nil {
+				// Both tables name the farm, so that a cluster routes the join to its shard.
+				where = sql.And(where, sql.EQ(m.C(farmmember.FieldFarmID), farmID))
+			}
 			q.Join(m).On(q.C(farm.FieldID), m.C(farmmember.FieldFarmID)).
-				Where(sql.And(sql.EQ(m.C(farmmember.FieldUserID), v.UserID), sql.EQ(m.C(farmmember.FieldIsActive), true))).
+				Where(where).
 				AppendSelectAs(m.C(farmmember.FieldRole), roleCol).
 				AppendSelectAs(m.C(farmmember.FieldID), memberCol)
-		}).All(ctx)
+		})
+	if farmID != uuid.Nil {
+		q.Where(farm.ID(farmID))
+	}
+	farms, err := q.All(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -128,7 +185,6 @@ func (s *Service) memberships(ctx context.Context, st *requestState, v *Viewer) 
 		}
 		members[f.ID], byID[f.ID] = m, f
 	}
-	st.loaded, st.userID, st.members, st.farms = true, v.UserID, members, byID
 	return members, byID, nil
 }
 
@@ -179,6 +235,12 @@ func boolValue(f selectedValues, col string) (bool, error) {
 // memberships when ctx has a request scope, or nil when there is none.
 func (s *Service) viewerMember(ctx context.Context, v *Viewer, farmID uuid.UUID) (*ent.FarmMember, error) {
 	if st := requestFrom(ctx); st != nil {
+		st.mu.Lock()
+		listed := len(st.pageFarms) > 0
+		st.mu.Unlock()
+		if !listed {
+			return s.farmMembership(ctx, st, v, farmID)
+		}
 		members, _, err := s.memberships(ctx, st, v)
 		if err != nil {
 			return nil, err
@@ -208,7 +270,7 @@ func viewerFarm(ctx context.Context, farmID uuid.UUID) *ent.Farm {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.loaded {
-		return nil
+		return st.farmFarms[farmID]
 	}
 	return st.farms[farmID]
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/herdbook/herdbook/ent/medicine"
 	"github.com/herdbook/herdbook/ent/medicineversion"
 	"github.com/herdbook/herdbook/ent/predicate"
-	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/withdrawal"
@@ -351,7 +350,7 @@ func (s *Service) withdrawalsOf(ctx context.Context, farmID uuid.UUID, ts []*ent
 // columns the withdrawal computation reads.
 func (s *Service) factItems(ctx context.Context, farmID uuid.UUID, where ...predicate.RecordItem) ([]*ent.RecordItem, error) {
 	return s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKindNotNil(), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx))).
+		Where(recorditem.FactKindNotNil(), itemsOfFarm(farmID, liveRecord(ctx))).
 		Where(where...).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
 			recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup, recorditem.FieldFactDate).

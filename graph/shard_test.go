@@ -3,9 +3,12 @@ package graph_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime/multipart"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -33,124 +36,56 @@ const envCitus = "HERDBOOK_TEST_CITUS_URL"
 // listed here may have refused statements, and the test fails when one of them has none, so
 // that the list only shrinks.
 var spanningCalls = map[string]string{
-	"GET /farm":                                            farmList,
-	"GET /farm/{farm}":                                     memberships,
-	"GET /farm/{farm}/animals":                             memberships,
-	"GET /farm/{farm}/animals.csv":                         memberships,
-	"GET /farm/{farm}/animals/{cow}":                       memberships,
-	"GET /farm/{farm}/animals/{cow}/passport":              memberships,
-	"GET /farm/{farm}/animals/{cow}/passport.html":         memberships,
-	"GET /farm/{farm}/animals/{cow}/pedigree":              memberships,
-	"GET /farm/{farm}/animals/{cow}/timeline":              memberships,
-	"GET /farm/{farm}/animals/{cow}/weights":               memberships,
-	"GET /farm/{farm}/animals?sex=female&group_id={group}": memberships,
-	"GET /farm/{farm}/archive":                             memberships,
-	"GET /farm/{farm}/audit":                               memberships,
-	"GET /farm/{farm}/audit.csv":                           memberships,
-	"GET /farm/{farm}/birth-history/evidence?dam_id={cow}&birth_date={a month ago}": memberships,
-	"GET /farm/{farm}/birth-history/protocol":                                       memberships,
-	"GET /farm/{farm}/birth-history/settings":                                       memberships,
-	"GET /farm/{farm}/breeding.csv":                                                 memberships,
-	"GET /farm/{farm}/calvings":                                                     memberships,
-	"GET /farm/{farm}/due":                                                          memberships,
-	"GET /farm/{farm}/due.csv":                                                      memberships,
-	"GET /farm/{farm}/farm-tasks":                                                   memberships,
-	"GET /farm/{farm}/groups":                                                       memberships,
-	"GET /farm/{farm}/groups/{group}":                                               memberships,
-	"GET /farm/{farm}/holding":                                                      memberships,
-	"GET /farm/{farm}/medicine-book.csv":                                            memberships,
-	"GET /farm/{farm}/medicine-book.html":                                           memberships,
-	"GET /farm/{farm}/medicine-purchases":                                           memberships,
-	"GET /farm/{farm}/medicine-stock":                                               memberships,
-	"GET /farm/{farm}/medicines":                                                    memberships,
-	"GET /farm/{farm}/notices":                                                      memberships,
-	"GET /farm/{farm}/notifications":                                                memberships,
-	"GET /farm/{farm}/outside-animals":                                              memberships,
-	"GET /farm/{farm}/records":                                                      itemsByRecord,
-	"GET /farm/{farm}/records.csv":                                                  memberships,
-	"GET /farm/{farm}/records/{record}":                                             memberships,
-	"GET /farm/{farm}/reports/calving":                                              memberships,
-	"GET /farm/{farm}/reports/calving-spread":                                       memberships,
-	"GET /farm/{farm}/reports/calving-spread.csv":                                   memberships,
-	"GET /farm/{farm}/reports/calving.csv":                                          memberships,
-	"GET /farm/{farm}/reports/gain":                                                 memberships,
-	"GET /farm/{farm}/reports/gain.csv":                                             memberships,
-	"GET /farm/{farm}/reports/scans":                                                memberships,
-	"GET /farm/{farm}/reports/scans.csv":                                            memberships,
-	"GET /farm/{farm}/reports/weaning":                                              memberships,
-	"GET /farm/{farm}/reports/weaning.csv":                                          memberships,
-	"GET /farm/{farm}/settings":                                                     memberships,
-	"GET /farm/{farm}/treatment-conflicts":                                          memberships,
-	"GET /farm/{farm}/webhooks":                                                     memberships,
-	"GET /farm/{farm}/withdrawals":                                                  memberships,
-	"GET /file?farm_id={farm}":                                                      memberships,
-	"GET calving":                                                                   memberships,
-	"POST animal":                                                                   memberships,
-	"POST calving":                                                                  memberships,
-	"POST file":                                                                     memberships,
-	"POST group":                                                                    memberships,
-	"POST medicine":                                                                 memberships,
-	"POST outside animal":                                                           memberships,
-	"POST record":                                                                   memberships,
-	"PUT birth settings":                                                            memberships,
-	"PUT farm":                                                                      memberships,
-	"PUT farm task":                                                                 memberships,
-	"PUT protocol":                                                                  memberships,
-	"PUT settings":                                                                  memberships,
-	"graphql Animal":                                                                recordByID,
-	"graphql AnimalClocks":                                                          memberships,
-	"graphql AnimalForm":                                                            memberships,
-	"graphql AnimalWithdrawal":                                                      memberships,
-	"graphql AnimalWithdrawalOf":                                                    recordByID,
-	"graphql Audit":                                                                 memberships,
-	"graphql BirthReview":                                                           memberships,
-	"graphql BirthSettingsForm":                                                     memberships,
-	"graphql Breeding":                                                              memberships,
-	"graphql CalfWeaning":                                                           recordByID,
-	"graphql CalvingForm":                                                           memberships,
-	"graphql CrushAnimal":                                                           recordByID,
-	"graphql CrushDue":                                                              memberships,
-	"graphql Dashboard":                                                             memberships,
-	"graphql DueMore":                                                               memberships,
-	"graphql FarmSettings":                                                          memberships,
-	"graphql Farms":                                                                 farmList,
-	"graphql Groups":                                                                memberships,
-	"graphql MatingAdvice":                                                          memberships,
-	"graphql MedicineForm":                                                          memberships,
-	"graphql Medicines":                                                             memberships,
-	"graphql Members":                                                               memberships,
-	"graphql MyRole":                                                                memberships,
-	"graphql Names":                                                                 recordByID,
-	"graphql Notifications":                                                         memberships,
-	"graphql NotificationsMore":                                                     memberships,
-	"graphql Pedigree":                                                              recordByID,
-	"graphql Reconcile":                                                             memberships,
-	"graphql RecordItemTexts":                                                       recordByID,
-	"graphql Register":                                                              memberships,
-	"graphql Register#female":                                                       memberships,
-	"graphql Register#group":                                                        memberships,
-	"graphql Register#onFarm":                                                       memberships,
-	"graphql Register#search":                                                       memberships,
-	"graphql RegisterNodes":                                                         recordByID,
-	"graphql Registry":                                                              memberships,
-	"graphql ReportNames":                                                           recordByID,
-	"graphql Reports":                                                               memberships,
-	"graphql TaskBoard":                                                             memberships,
-	"graphql calvingRecord":                                                         memberships,
-	"graphql factCreate membership":                                                 memberships,
-	"graphql medicineCreate":                                                        memberships,
-	"graphql weightRecord":                                                          memberships,
-	"graphql weightRecord again":                                                    memberships,
-	"service UpdateFarmSettings":                                                    settingsByID,
+	"graphql Notifications":                   preferences,
+	"DELETE animal":                           byID,
+	"DELETE outside animal":                   linksByAnimal,
+	"GET /farm":                               farmList,
+	"GET /farm/{farm}/animals/{cow}/timeline": timeline,
+	"GET /farm/{farm}/archive":                eagerLinks,
+	"GET /farm/{farm}/records":                itemsByRecord,
+	"GET /farm/{farm}/records.csv":            eagerLinks,
+	"GET /farm/{farm}/records/{record}":       itemsByRecord,
+	"GET record":                              itemsByRecord,
+	"GET record with file":                    itemsByRecord,
+	"POST calving":                            birthFacts,
+	"POST file":                               byID,
+	"POST record void":                        byID,
+	"PUT animal":                              byID,
+	"PUT group animals":                       byID,
+	"PUT outside animal":                      byID,
+	"PUT record":                              byID,
+	"PUT settings":                            byID,
+	"graphql Animal":                          byID,
+	"graphql AnimalWithdrawal":                itemsByRecord,
+	"graphql AnimalWithdrawalOf":              byID,
+	"graphql BirthReview":                     birthFacts,
+	"graphql CalfWeaning":                     byID,
+	"graphql CrushAnimal":                     byID,
+	"graphql Dashboard":                       itemsByRecord,
+	"graphql Farms":                           farmList,
+	"graphql Names":                           byID,
+	"graphql Pedigree":                        byID,
+	"graphql RecordItemTexts":                 byID,
+	"graphql Register#female":                 itemsByRecord,
+	"graphql Register#group":                  itemsByRecord,
+	"graphql RegisterNodes":                   byID,
+	"graphql ReportNames":                     byID,
+	"graphql calvingRecord":                   byID,
+	"service UpdateFarmSettings":              byID,
 }
 
 // Why the calls of spanningCalls are refused.
 const (
-	memberships   = "the request's first farm check loads every membership of the viewer, of all their farms (request.go)"
 	farmList      = "the viewer's farm list: farms of every shard (docs/scaling.md)"
 	recordByID    = "a record looked up by its id alone"
 	settingsByID  = "the farm's settings updated by their id alone"
-	itemsByRecord = "a record's items loaded by the record's id alone"
+	itemsByRecord = "a record's items loaded by the record's id alone (ent's eager loading)"
+	byID          = "a row read, changed or deleted by its id alone"
+	eagerLinks    = "ent's eager loading through a link table, joined by id alone"
+	linksByAnimal = "an animal's fact links by the animal's id alone"
+	preferences   = "the viewer's notification preferences of the farm and their defaults, kept under the nil farm"
+	timeline      = "an animal's records through record_animals and fact_animals, joined by id alone"
+	birthFacts    = "the facts about the offspring of a birth, by the calves' ids alone (birth.go)"
 )
 
 // TestFarmRequestOnOneShard is issue 30's item 3: every statement of a farm's request names
@@ -199,9 +134,6 @@ func TestFarmRequestOnOneShard(t *testing.T) {
 		}
 		mu.Lock()
 		refused = append(refused, fmt.Sprintf("%v\n\t\t%s", err, q))
-		if os.Getenv("SHARD_DEBUG") != "" {
-			t.Logf("refused: %v: %s", err, q)
-		}
 		mu.Unlock()
 	})
 	t.Cleanup(stop)
@@ -255,9 +187,38 @@ func TestFarmRequestOnOneShard(t *testing.T) {
 	}
 	rest := func(method, path string, body any, header ...string) func() string {
 		return func() string {
-			res := app.Do(method, "/v1"+path, s.owner.Token, body, header...)
-			if res.Status >= 500 {
-				return fmt.Sprintf("%d %.300s", res.Status, res.Body)
+			// Not app.Do, which fails the test when a streamed answer (a CSV) breaks off.
+			var rd io.Reader
+			switch b := body.(type) {
+			case nil:
+			case string:
+				rd = strings.NewReader(b)
+			default:
+				j, err := json.Marshal(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rd = bytes.NewReader(j)
+			}
+			req, err := http.NewRequest(method, app.URL+"/v1"+path, rd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+s.owner.Token)
+			if rd != nil {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			res, err := app.Server.Client().Do(req)
+			if err != nil {
+				return err.Error()
+			}
+			defer res.Body.Close()
+			b, err := io.ReadAll(res.Body)
+			if err != nil {
+				return err.Error()
+			}
+			if res.StatusCode >= 500 {
+				return fmt.Sprintf("%d %.300s", res.StatusCode, b)
 			}
 			return ""
 		}
@@ -489,12 +450,16 @@ func TestFarmRequestOnOneShard(t *testing.T) {
 	var report []string
 	fixed := 0
 	for _, o := range outcomes {
-		why, spans := spanningCalls[o.name]
+		if len(o.refused) > 0 && os.Getenv("SHARD_DEBUG") != "" {
+			t.Logf("REFUSED\t%s\t%s", o.name, strings.ReplaceAll(o.refused[0], "\n", " "))
+		}
+		_, spans := spanningCalls[o.name]
 		switch {
 		case len(o.refused) > 0 && !spans:
 			report = append(report, fmt.Sprintf("%s: %d refused:\n\t%s", o.name, len(o.refused), strings.Join(o.refused, "\n\t")))
-		case len(o.refused) == 0 && spans:
-			_ = why
+		case len(o.refused) == 0 && spans && spanningCalls[o.name] != preferences:
+			// (The preferences' two farms, the nil one and the farm, are on one shard for one
+			// farm in four of the test cluster's: such a call may pass.)
 			fixed++
 			t.Errorf("%s is in spanningCalls but no statement of it was refused: take it out of the list", o.name)
 		}
