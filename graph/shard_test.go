@@ -36,10 +36,9 @@ const envCitus = "HERDBOOK_TEST_CITUS_URL"
 // listed here may have refused statements, and the test fails when one of them has none, so
 // that the list only shrinks.
 var spanningCalls = map[string]string{
-	"graphql Notifications":                   preferences,
-	"DELETE animal":                           byID,
-	"DELETE outside animal":                   linksByAnimal,
-	"GET /farm":                               farmList,
+	"DELETE animal":         byID,
+	"DELETE outside animal": linksByAnimal,
+	"GET /farm":             farmList,
 	"GET /farm/{farm}/animals/{cow}/timeline": timeline,
 	"GET /farm/{farm}/archive":                eagerLinks,
 	"GET /farm/{farm}/records":                itemsByRecord,
@@ -47,7 +46,7 @@ var spanningCalls = map[string]string{
 	"GET /farm/{farm}/records/{record}":       itemsByRecord,
 	"GET record":                              itemsByRecord,
 	"GET record with file":                    itemsByRecord,
-	"POST calving":                            birthFacts,
+	"POST calving":                            factsByRecordFarm,
 	"POST file":                               byID,
 	"POST record void":                        byID,
 	"PUT animal":                              byID,
@@ -55,37 +54,44 @@ var spanningCalls = map[string]string{
 	"PUT outside animal":                      byID,
 	"PUT record":                              byID,
 	"PUT settings":                            byID,
-	"graphql Animal":                          byID,
+	"graphql Animal":                          nodeByID,
 	"graphql AnimalWithdrawal":                itemsByRecord,
-	"graphql AnimalWithdrawalOf":              byID,
-	"graphql BirthReview":                     birthFacts,
-	"graphql CalfWeaning":                     byID,
-	"graphql CrushAnimal":                     byID,
+	"graphql AnimalWithdrawalOf":              nodeByID,
+	"graphql BirthReview":                     factsByRecordFarm,
+	"graphql CalfWeaning":                     nodeByID,
+	"graphql CrushAnimal":                     nodeByID,
 	"graphql Dashboard":                       itemsByRecord,
 	"graphql Farms":                           farmList,
-	"graphql Names":                           byID,
-	"graphql Pedigree":                        byID,
-	"graphql RecordItemTexts":                 byID,
+	"graphql Names":                           nodeByID,
+	"graphql Notifications":                   preferences,
+	"graphql Pedigree":                        nodeByID,
+	"graphql RecordItemTexts":                 nodeByID,
 	"graphql Register#female":                 itemsByRecord,
 	"graphql Register#group":                  itemsByRecord,
-	"graphql RegisterNodes":                   byID,
-	"graphql ReportNames":                     byID,
+	"graphql RegisterNodes":                   nodeByID,
+	"graphql ReportNames":                     nodeByID,
+	"graphql Reports#calving":                 factsByRecordFarm,
+	"graphql Reports#gain":                    factsByRecordFarm,
+	"graphql Reports#scans":                   factsByRecordFarm,
+	"graphql Reports#spread":                  factsByRecordFarm,
+	"graphql Reports#weaning":                 factsByRecordFarm,
 	"graphql calvingRecord":                   byID,
 	"service UpdateFarmSettings":              byID,
 }
 
 // Why the calls of spanningCalls are refused.
 const (
-	farmList      = "the viewer's farm list: farms of every shard (docs/scaling.md)"
-	recordByID    = "a record looked up by its id alone"
-	settingsByID  = "the farm's settings updated by their id alone"
-	itemsByRecord = "a record's items loaded by the record's id alone (ent's eager loading)"
-	byID          = "a row read, changed or deleted by its id alone"
-	eagerLinks    = "ent's eager loading through a link table, joined by id alone"
-	linksByAnimal = "an animal's fact links by the animal's id alone"
-	preferences   = "the viewer's notification preferences of the farm and their defaults, kept under the nil farm"
-	timeline      = "an animal's records through record_animals and fact_animals, joined by id alone"
-	birthFacts    = "the facts about the offspring of a birth, by the calves' ids alone (birth.go)"
+	farmList          = "the viewer's farm list: farms of every shard (docs/scaling.md)"
+	nodeByID          = "a GraphQL node (or nodes) by its global id, which names no farm: its type is found by id alone"
+	itemsByRecord     = "a record's items loaded by the record's id alone (ent's eager loading)"
+	byID              = "a row read, changed or deleted by its id alone"
+	eagerLinks        = "ent's eager loading through a link table, joined by id alone"
+	linksByAnimal     = "an animal's fact links by the animal's id alone"
+	preferences       = "the viewer's notification preferences of the farm and their defaults, kept under the nil farm"
+	timeline          = "an animal's records through record_animals and fact_animals, joined by id alone"
+	birthFacts        = "the facts about the offspring of a birth, by the calves' ids alone (birth.go)"
+	factsByRecordFarm = "a farm's facts filtered by their records' farm only (report.go's farmFacts)"
+	patchLinks        = "the animals of the facts written since a change number, the links filtered by their items' records only (patch.go)"
 )
 
 // TestFarmRequestOnOneShard is issue 30's item 3: every statement of a farm's request names
