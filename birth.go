@@ -417,8 +417,8 @@ func reviewFacts(active []predicate.RecordItem, own predicate.RecordItem, from, 
 
 		// The memberships of her groups by recorded males that reach into the window: natural
 		// service (a bull's dated membership of her group is exposure while both are in it).
-		// A member is male by his profile, found through the partial index of the males'
-		// profiles (recorditem_male_profile, ent/schema/record.go): its two conditions are
+		// A member is male by his profile, found through the partial index of the facts that
+		// say male (recorditem_male_fact, ent/schema/record.go): the sex and the kind are
 		// written as literals, not arguments, so that PostgreSQL's generic plan of the
 		// prepared statement, which does not know its arguments, can still take that index.
 		m := d.Table(recorditem.Table).As("mate")

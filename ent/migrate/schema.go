@@ -1370,16 +1370,16 @@ var (
 				},
 			},
 			{
-				Name:    "recorditem_male_profile",
+				Name:    "recorditem_male_fact",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[17]},
+				Columns: []*schema.Column{RecordItemsColumns[17], RecordItemsColumns[16]},
 				Annotation: &entsql.IndexAnnotation{
 					IncludeColumns: []string{
 						RecordItemsColumns[25].Name,
 
 						RecordItemsColumns[3].Name,
 					},
-					Where: "fact_kind = 'profile' AND metadata -> 'birth_history' ->> 'sex' = 'male'",
+					Where: "metadata -> 'birth_history' ->> 'sex' = 'male'",
 				},
 			},
 			{
