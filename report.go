@@ -3,6 +3,7 @@ package herdbook
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -201,8 +202,177 @@ func (s *Service) Report(ctx context.Context, farmID uuid.UUID, name string, q R
 		}
 		key += fmt.Sprintf(" %v", st.WeaningAgeOfDam)
 	}
+	switch name {
+	case ReportWeaning:
+		return s.weaningReport(ctx, farmID, key, q, st)
+	case ReportGain:
+		return s.gainReport(ctx, farmID, key, q)
+	}
 	out, _, err := keptUnless(ctx, s, farmID, key, reportKinds[name], func() (any, error) { return s.report(ctx, farmID, name, q, st) })
 	return out, err
+}
+
+// The weaning and gain reports read every weighing of the farm, so nearly every write at the
+// crush is of their kinds: each is kept with the animals' parts it sums (a calf's line, an
+// animal's gain in each group), and a write makes those of the animals it touched again
+// (keptPatched, patch.go), then sums them all. TestKeptAnswersMatchDerived holds the patched
+// reports to the ones derived whole.
+
+// keptWeaning is the weaning report with the calves' lines it sums.
+type keptWeaning struct {
+	report *WeaningReport
+	rows   map[string]weaningRow
+}
+
+// weaningReport is the weaning report kept under key. A calf's line reads its own facts and
+// its dam's: a write makes the lines of the calves it touched and of the touched dams'
+// calves again.
+func (s *Service) weaningReport(ctx context.Context, farmID uuid.UUID, key string, q ReportQuery, st FarmSettings) (*WeaningReport, error) {
+	kinds := reportKinds[ReportWeaning]
+	k, _, err := keptPatched(ctx, s, s.derived, farmID, key, func() (*keptWeaning, error) {
+		facts, err := s.farmFacts(ctx, farmID, kinds...)
+		if err != nil {
+			return nil, err
+		}
+		rows := weaningRows(facts, nil, q, st)
+		return &keptWeaning{weaningReportOf(q, rows), rows}, nil
+	}, func(old *keptWeaning, touched []uuid.UUID, _ int64) (*keptWeaning, error) {
+		if len(touched) == 0 {
+			return old, nil
+		}
+		of := idSet(touched)
+		for id, row := range old.rows {
+			if row.dam != "" && of[row.dam] {
+				of[id] = true
+			}
+		}
+		facts, err := s.animalFactsOf(ctx, farmID, uuidsOf(of), kinds)
+		if err != nil {
+			return nil, err
+		}
+		// The dams of those calves that are not among them: their facts in one more statement.
+		dams := map[string]bool{}
+		for id, own := range factsByAnimal(facts) {
+			if p := evidence.ProfileOf(id, "9999-12-31", own); of[id] && p.DamID != nil && !of[*p.DamID] {
+				dams[*p.DamID] = true
+			}
+		}
+		if len(dams) > 0 {
+			more, err := s.animalFactsOf(ctx, farmID, uuidsOf(dams), kinds)
+			if err != nil {
+				return nil, err
+			}
+			facts = appendNew(facts, more)
+		}
+		rows := make(map[string]weaningRow, len(old.rows))
+		for id, row := range old.rows {
+			if !of[id] {
+				rows[id] = row
+			}
+		}
+		maps.Copy(rows, weaningRows(facts, of, q, st))
+		return &keptWeaning{weaningReportOf(q, rows), rows}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return k.report, nil
+}
+
+// keptGain is the gain report with the animals' gains it sums.
+type keptGain struct {
+	report *GainReport
+	gains  map[string]map[string]gainSum
+}
+
+// gainReport is the gain report kept under key. An animal's gains read its own facts alone:
+// a write makes those of the animals it touched again.
+func (s *Service) gainReport(ctx context.Context, farmID uuid.UUID, key string, q ReportQuery) (*GainReport, error) {
+	kinds := reportKinds[ReportGain]
+	k, _, err := keptPatched(ctx, s, s.derived, farmID, key, func() (*keptGain, error) {
+		facts, err := s.farmFacts(ctx, farmID, kinds...)
+		if err != nil {
+			return nil, err
+		}
+		gains := gainSums(facts, q)
+		return &keptGain{gainReportOf(q, gains), gains}, nil
+	}, func(old *keptGain, touched []uuid.UUID, _ int64) (*keptGain, error) {
+		if len(touched) == 0 {
+			return old, nil
+		}
+		facts, err := s.animalFactsOf(ctx, farmID, touched, kinds)
+		if err != nil {
+			return nil, err
+		}
+		mine := idSet(touched)
+		facts = slices.DeleteFunc(facts, func(f evidence.Fact) bool { return !mine[f.AnimalID] })
+		gains := make(map[string]map[string]gainSum, len(old.gains))
+		for g, m := range old.gains {
+			kept := make(map[string]gainSum, len(m))
+			for a, v := range m {
+				if !mine[a] {
+					kept[a] = v
+				}
+			}
+			gains[g] = kept
+		}
+		for g, m := range gainSums(facts, q) {
+			if gains[g] == nil {
+				gains[g] = map[string]gainSum{}
+			}
+			maps.Copy(gains[g], m)
+		}
+		return &keptGain{gainReportOf(q, gains), gains}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return k.report, nil
+}
+
+// idSet is ids as a set of their strings.
+func idSet(ids []uuid.UUID) map[string]bool {
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		out[id.String()] = true
+	}
+	return out
+}
+
+// uuidsOf are the ids of a set (idSet) that parse.
+func uuidsOf(set map[string]bool) []uuid.UUID {
+	out := make([]uuid.UUID, 0, len(set))
+	for id := range set {
+		if u, err := uuid.Parse(id); err == nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// factsByAnimal are the facts by each animal they name, in any role.
+func factsByAnimal(facts []evidence.Fact) map[string][]evidence.Fact {
+	out := map[string][]evidence.Fact{}
+	for _, f := range facts {
+		for _, id := range f.ReferencedAnimals() {
+			out[id] = append(out[id], f)
+		}
+	}
+	return out
+}
+
+// appendNew appends to facts those of more whose item is not among them.
+func appendNew(facts, more []evidence.Fact) []evidence.Fact {
+	seen := make(map[string]bool, len(facts))
+	for _, f := range facts {
+		seen[f.RecordItemID] = true
+	}
+	for _, f := range more {
+		if !seen[f.RecordItemID] {
+			facts = append(facts, f)
+		}
+	}
+	return facts
 }
 
 // reportKinds are the fact kinds each report reads.
@@ -315,11 +485,13 @@ type span struct{ animal, group, start, end string }
 // (movement_out, sale, death) facts of the animals.
 func memberships(facts []evidence.Fact) []span {
 	byAnimal := map[string][]evidence.Fact{}
-	var ids []string
+	var ids []string // the animals with a membership, whatever the order of their facts
+	member := map[string]bool{}
 	for _, f := range facts {
 		switch f.Kind {
 		case evidence.KindMembership, evidence.KindMembershipEnd, evidence.KindMovementOut, evidence.KindSale, evidence.KindDeath:
-			if _, ok := byAnimal[f.AnimalID]; !ok && f.Kind == evidence.KindMembership {
+			if f.Kind == evidence.KindMembership && !member[f.AnimalID] {
+				member[f.AnimalID] = true
 				ids = append(ids, f.AnimalID)
 			}
 			byAnimal[f.AnimalID] = append(byAnimal[f.AnimalID], f)
@@ -522,19 +694,61 @@ func scanReport(facts []evidence.Fact, q ReportQuery) *ScanReport {
 }
 
 func weaningReport(facts []evidence.Fact, q ReportQuery, st FarmSettings) *WeaningReport {
-	out := &WeaningReport{From: q.From, To: q.To, BySire: []WeightGroup{}, ByDamAge: []WeightGroup{}}
-	// The facts of each animal, and each animal's dam's facts with them.
-	byAnimal := map[string][]evidence.Fact{}
+	return weaningReportOf(q, weaningRows(facts, nil, q, st))
+}
+
+// weaningRow is a calf's line in the weaning report: weaned in the period, with its adjusted
+// weaning weight, its sire and its dam's age in years, or missing (no adjusted weight in the
+// period). dam is the dam whose facts the line read ("" when none is known).
+type weaningRow struct {
+	missing bool
+	kg      float64
+	sire    *string
+	damAge  *int
+	dam     string
+}
+
+// weaningRows are the lines of the calves weaned in the period among of (every calf when
+// nil); facts must hold the facts of the weaning report's kinds that name those calves and
+// their dams.
+func weaningRows(facts []evidence.Fact, of map[string]bool, q ReportQuery, st FarmSettings) map[string]weaningRow {
+	byAnimal := factsByAnimal(facts)
 	var weaned []string
 	for _, f := range facts {
-		for _, id := range f.ReferencedAnimals() {
-			byAnimal[id] = append(byAnimal[id], f)
-		}
-		if f.Kind == evidence.KindWeaning && in(f.Date, q.From, q.To) && !slices.Contains(weaned, f.AnimalID) {
+		if f.Kind == evidence.KindWeaning && in(f.Date, q.From, q.To) && (of == nil || of[f.AnimalID]) && !slices.Contains(weaned, f.AnimalID) {
 			weaned = append(weaned, f.AnimalID)
 		}
 	}
-	sort.Strings(weaned)
+	rows := make(map[string]weaningRow, len(weaned))
+	for _, id := range weaned {
+		own := byAnimal[id]
+		p := evidence.ProfileOf(id, "9999-12-31", own)
+		var row weaningRow
+		if p.DamID != nil {
+			row.dam = *p.DamID
+			own = append(slices.Clone(own), byAnimal[*p.DamID]...)
+		}
+		g := growthOf(uuid.MustParse(id), own, st.WeaningAgeOfDam)
+		w := g.AdjustedWeaningWeight
+		if w == nil || !in(w.WeaningDate, q.From, q.To) {
+			row.missing = true
+			rows[id] = row
+			continue
+		}
+		row.kg, row.sire = w.AdjustedKG, p.SireID
+		if w.AgeOfDamDays != nil {
+			y := int(float64(*w.AgeOfDamDays) / 365.25)
+			row.damAge = &y
+		}
+		rows[id] = row
+	}
+	return rows
+}
+
+// weaningReportOf is the weaning report of the calves' lines: by sire and by dam's age, each
+// group's weights taken in the calves' order, so that the same lines give the same means.
+func weaningReportOf(q ReportQuery, rows map[string]weaningRow) *WeaningReport {
+	out := &WeaningReport{From: q.From, To: q.To, BySire: []WeightGroup{}, ByDamAge: []WeightGroup{}}
 	type acc struct {
 		n             int
 		sum, min, max float64
@@ -550,33 +764,26 @@ func weaningReport(facts []evidence.Fact, q ReportQuery, st FarmSettings) *Weani
 		a.n++
 		a.sum += v
 	}
-	for _, id := range weaned {
-		own := byAnimal[id]
-		p := evidence.ProfileOf(id, "9999-12-31", own)
-		if p.DamID != nil {
-			own = append(slices.Clone(own), byAnimal[*p.DamID]...)
-		}
-		g := growthOf(uuid.MustParse(id), own, st.WeaningAgeOfDam)
-		w := g.AdjustedWeaningWeight
-		if w == nil || !in(w.WeaningDate, q.From, q.To) {
+	for _, id := range slices.Sorted(maps.Keys(rows)) {
+		row := rows[id]
+		if row.missing {
 			out.Missing++
 			continue
 		}
 		out.Calves++
-		if p.SireID != nil {
-			if sires[*p.SireID] == nil {
-				sires[*p.SireID] = &acc{}
+		if row.sire != nil {
+			if sires[*row.sire] == nil {
+				sires[*row.sire] = &acc{}
 			}
-			add(sires[*p.SireID], w.AdjustedKG)
+			add(sires[*row.sire], row.kg)
 		} else {
 			out.UnknownBy.Sire++
 		}
-		if w.AgeOfDamDays != nil {
-			y := int(float64(*w.AgeOfDamDays) / 365.25)
-			if ages[y] == nil {
-				ages[y] = &acc{}
+		if row.damAge != nil {
+			if ages[*row.damAge] == nil {
+				ages[*row.damAge] = &acc{}
 			}
-			add(ages[y], w.AdjustedKG)
+			add(ages[*row.damAge], row.kg)
 		} else {
 			out.UnknownBy.DamAge++
 		}
@@ -610,7 +817,18 @@ func weaningReport(facts []evidence.Fact, q ReportQuery, st FarmSettings) *Weani
 // dates give nothing, so no gain made outside the group is credited to it. Nothing is
 // interpolated.
 func gainReport(facts []evidence.Fact, q ReportQuery) *GainReport {
-	out := &GainReport{From: q.From, To: q.To, Groups: []GroupGain{}}
+	return gainReportOf(q, gainSums(facts, q))
+}
+
+// gainSum is an animal's gain in a group over its stays there in the period.
+type gainSum struct {
+	kg   float64
+	days int
+}
+
+// gainSums are the gains of the animals whose facts (of the gain report's kinds) are given, by
+// group and animal.
+func gainSums(facts []evidence.Fact, q ReportQuery) map[string]map[string]gainSum {
 	points := map[string][]WeightPoint{}
 	for _, f := range facts {
 		if (f.Kind == evidence.KindWeight || f.Kind == evidence.KindWeaning) && in(f.Date, q.From, q.To) {
@@ -628,11 +846,7 @@ func gainReport(facts []evidence.Fact, q ReportQuery) *GainReport {
 		})
 		days[id] = byDate(ps)
 	}
-	type sum struct {
-		kg   float64
-		days int
-	}
-	gains := map[string]map[string]*sum{} // group → animal → gain over its stays
+	gains := map[string]map[string]gainSum{} // group → animal → gain over its stays
 	for _, sp := range memberships(facts) {
 		ws := days[sp.animal]
 		if len(ws) < 2 {
@@ -659,24 +873,28 @@ func gainReport(facts []evidence.Fact, q ReportQuery) *GainReport {
 			continue
 		}
 		if gains[sp.group] == nil {
-			gains[sp.group] = map[string]*sum{}
+			gains[sp.group] = map[string]gainSum{}
 		}
 		a := gains[sp.group][sp.animal]
-		if a == nil {
-			a = &sum{}
-			gains[sp.group][sp.animal] = a
-		}
 		a.kg += final.kg - first.kg
 		a.days += daysBetween(first.date, final.date)
+		gains[sp.group][sp.animal] = a
 	}
+	return gains
+}
+
+// gainReportOf is the gain report of the animals' gains: each group's mean of its animals' daily
+// gains, taken in the animals' order so that the same gains give the same mean.
+func gainReportOf(q ReportQuery, gains map[string]map[string]gainSum) *GainReport {
+	out := &GainReport{From: q.From, To: q.To, Groups: []GroupGain{}}
 	for g, m := range gains {
-		total := 0.0
-		for _, a := range m {
-			total += a.kg / float64(a.days)
-		}
 		gid, err := uuid.Parse(g)
-		if err != nil {
+		if err != nil || len(m) == 0 {
 			continue
+		}
+		total := 0.0
+		for _, id := range slices.Sorted(maps.Keys(m)) {
+			total += m[id].kg / float64(m[id].days)
 		}
 		out.Groups = append(out.Groups, GroupGain{GroupID: gid, Animals: len(m), MeanDailyGainKG: round3(total / float64(len(m)))})
 	}

@@ -129,8 +129,9 @@ func TestPedigree(t *testing.T) {
 
 		// The farm's parentage loads in a constant number of statements: as many for a farm
 		// of twelve births as for one of seven. Its parsed facts are kept by the farm's change
-		// counter: the first read after a write reads them (one statement more than a read
-		// that finds them kept, which reads the counter instead).
+		// counter: the first read after a write reads what the write changed (patch.go: here
+		// an animal, so the facts are read again), then the facts (two statements more than a
+		// read that finds them kept, which reads the counter instead).
 		cost := func() (first, kept int64) {
 			get := func() { wantStatus(t, app.Do("GET", base+"/animals/"+x+"/pedigree", reader.Token, nil), http.StatusOK) }
 			return app.Queries(get), app.Queries(get)
@@ -150,8 +151,8 @@ func TestPedigree(t *testing.T) {
 			}
 		}
 		after, afterKept := cost()
-		if afterKin := costKin(); after != before || afterKept != beforeKept || afterKin != beforeKin || after > 6 || afterKept > 5 {
-			t.Errorf("pedigree: %d statements (%d kept), then %d (%d kept) with more births; kinship %d then %d (want equal, pedigree at most 6 and 5 kept)",
+		if afterKin := costKin(); after != before || afterKept != beforeKept || afterKin != beforeKin || after > 7 || afterKept > 5 {
+			t.Errorf("pedigree: %d statements (%d kept), then %d (%d kept) with more births; kinship %d then %d (want equal, pedigree at most 7 and 5 kept)",
 				before, beforeKept, after, afterKept, beforeKin, afterKin)
 		}
 		if p := wantStatus(t, app.Do("GET", base+"/animals/"+z0+"/pedigree", reader.Token, nil), http.StatusOK); !strings.Contains(fmt.Sprint(p), y) {
@@ -372,8 +373,8 @@ func TestPedigreePresumedSire(t *testing.T) {
 
 		// The reviews run in memory: a pedigree costs as many statements with one more
 		// reviewed birth as without it.
-		// The first read after a write reads the farm's facts; the next finds them kept by
-		// the farm's change counter (one statement fewer).
+		// The first read after a write reads what it changed and the farm's facts; the next
+		// finds them kept by the farm's change counter (two statements fewer).
 		cost := func() (first, kept int64) {
 			return app.Queries(func() { pedigree(z) }), app.Queries(func() { pedigree(z) })
 		}
@@ -382,8 +383,8 @@ func TestPedigreePresumedSire(t *testing.T) {
 		d5 := mk("D5", "female", "2019-04-05")
 		member(d5, g, "2023-04-01", "2023-08-31")
 		mk("X5", "female", "2024-03-07", d5)
-		if after, afterKept := cost(); after != before || afterKept != beforeKept || after > 6 || afterKept > 5 {
-			t.Errorf("pedigree: %d statements (%d kept), then %d (%d kept) with one more reviewed birth (want equal, at most 6 and 5 kept)", before, beforeKept, after, afterKept)
+		if after, afterKept := cost(); after != before || afterKept != beforeKept || after > 7 || afterKept > 5 {
+			t.Errorf("pedigree: %d statements (%d kept), then %d (%d kept) with one more reviewed birth (want equal, at most 7 and 5 kept)", before, beforeKept, after, afterKept)
 		}
 	})
 }
