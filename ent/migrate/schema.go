@@ -1352,22 +1352,9 @@ var (
 				Columns: []*schema.Column{RecordItemsColumns[18]},
 			},
 			{
-				Name:    "recorditem_fact_group_fact_kind_fact_date",
+				Name:    "recorditem_group_facts",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[19], RecordItemsColumns[16], RecordItemsColumns[20]},
-				Annotation: &entsql.IndexAnnotation{
-					IncludeColumns: []string{
-						RecordItemsColumns[21].Name,
-
-						RecordItemsColumns[17].Name,
-
-						RecordItemsColumns[25].Name,
-
-						RecordItemsColumns[3].Name,
-
-						RecordItemsColumns[0].Name,
-					},
-				},
+				Columns: []*schema.Column{RecordItemsColumns[19], RecordItemsColumns[16], RecordItemsColumns[20], RecordItemsColumns[21], RecordItemsColumns[17], RecordItemsColumns[25], RecordItemsColumns[3], RecordItemsColumns[0]},
 			},
 			{
 				Name:    "recorditem_male_fact",
