@@ -43,6 +43,22 @@ const touchedCap = 2000
 // deletion changes them too), and the animals numbered later. ok is false when more than
 // touchedCap changed, and the caller derives its answer whole. Two statements.
 func (s *Service) touchedSince(ctx context.Context, farmID uuid.UUID, seq int64) (ids []uuid.UUID, ok bool, err error) {
+	// A screen that patches several answers kept at the same position (the dashboard's) reads
+	// the animals once.
+	t, err := onceInRequest(ctx, fmt.Sprintf("touched-since %s %d", farmID, seq), func() (touchedAnimals, error) {
+		ids, ok, err := s.readTouchedSince(ctx, farmID, seq)
+		return touchedAnimals{slices.Clip(ids), ok}, err // shared: an append copies
+	})
+	return t.ids, t.ok, err
+}
+
+// touchedAnimals are the animals touchedSince answers.
+type touchedAnimals struct {
+	ids []uuid.UUID
+	ok  bool
+}
+
+func (s *Service) readTouchedSince(ctx context.Context, farmID uuid.UUID, seq int64) (ids []uuid.UUID, ok bool, err error) {
 	all := schema.IncludeInactive(ctx)
 	c := s.Client(all)
 	var links []struct {
@@ -72,8 +88,8 @@ func (s *Service) touchedSince(ctx context.Context, farmID uuid.UUID, seq int64)
 // keptPatched is keptUpdated (below) for an answer made of each animal's own part: on a miss
 // it takes the newest answer of the same name kept at an earlier position and patch makes it
 // current for the animals touched since its position (touchedSince), or derive makes it whole
-// when none is kept or too many animals changed. patch must not change the answer it is given
-// (it is shared) and must answer for touched exactly what derive would; it is given the kept
+// when none is kept or too many animals changed. patch must not change the answer nor the
+// animals it is given (they are shared) and must answer for touched exactly what derive would; it is given the kept
 // answer's position too, for what else it must read of the writes since. Without patch, every
 // miss is derived whole.
 func keptPatched[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, name string,
@@ -114,21 +130,31 @@ func keptUpdated[T any](ctx context.Context, s *Service, c *derivedCache, farmID
 	if ok {
 		return v.(T), false, nil
 	}
-	if v, at, ok := c.newest(farmID, name); ok && at < seq && update != nil {
-		out, ok, err := update(v.(T), at)
+	// Resolvers of one request that ask for the same answer (the dashboard's four status
+	// counts) wait for one of them to make it.
+	type made struct {
+		out   T
+		whole bool
+	}
+	m, err := onceInRequest(ctx, fmt.Sprintf("kept %p %s %d %s", c, farmID, seq, name), func() (made, error) {
+		if v, at, ok := c.newest(farmID, name); ok && at < seq && update != nil {
+			out, ok, err := update(v.(T), at)
+			if err != nil {
+				return made{out, false}, err
+			}
+			if ok {
+				c.keep(key, out)
+				return made{out, false}, nil
+			}
+		}
+		out, err := derive()
 		if err != nil {
-			return out, false, err
+			return made{out, true}, err
 		}
-		if ok {
-			c.keep(key, out)
-			return out, false, nil
-		}
-	}
-	if out, err = derive(); err != nil {
-		return out, true, err
-	}
-	c.keep(key, out)
-	return out, true, nil
+		c.keep(key, out)
+		return made{out, true}, nil
+	})
+	return m.out, m.whole, err
 }
 
 // keptUnless is keptUpdated for an answer read from the farm's facts of kinds
