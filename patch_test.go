@@ -126,6 +126,19 @@ func TestPatchedAnswersMatchDerived(t *testing.T) {
 						if got := ids(t, ctx, f); !slices.Equal(got, want) {
 							t.Fatalf("after %s, %s, filter %+v: %d animals %v, derived whole %d %v", step, read, f, len(got), got, len(want), want)
 						}
+						// The register's connection, whose total of a sex is counted in memory.
+						conn, err := app.Service.RegisterAnimalConnection(ctx, farm.ID, herdbook.Window{First: ptr(500)}, nil, nil, f)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got := make([]string, len(conn.Edges))
+						for i, e := range conn.Edges {
+							got[i] = e.Node.ID.String()
+						}
+						slices.Sort(got)
+						if conn.TotalCount != len(want) || !slices.Equal(got, want) {
+							t.Fatalf("after %s, %s, register filter %+v: total %d, animals %v; derived whole %d %v", step, read, f, conn.TotalCount, got, len(want), want)
+						}
 					}
 				}
 			}

@@ -171,15 +171,7 @@ func (s *Service) searchPredicate(ctx context.Context, farmID uuid.UUID, q strin
 // same filters find the sets in filterSets (one statement each) while the farm is unchanged.
 func (s *Service) sexAndGroup(ctx context.Context, q *ent.AnimalQuery, farmID uuid.UUID, asOf string, f AnimalFilter) error {
 	if f.Sex != "" {
-		ids, err := s.filterSet(ctx, farmID, asOf, f.Sex, uuid.Nil, func() ([]uuid.UUID, error) {
-			return s.animalsOfSex(ctx, farmID, asOf, f.Sex)
-		}, func(touched []uuid.UUID) ([]uuid.UUID, error) {
-			active, err := s.activeAmong(ctx, farmID, touched)
-			if err != nil {
-				return nil, err
-			}
-			return s.ofSexAmong(ctx, farmID, asOf, f.Sex, active)
-		})
+		ids, err := s.sexSet(ctx, farmID, asOf, f.Sex)
 		if err != nil {
 			return err
 		}
@@ -199,6 +191,19 @@ func (s *Service) sexAndGroup(ctx context.Context, q *ent.AnimalQuery, farmID uu
 		q.Where(idInSet(ids))
 	}
 	return nil
+}
+
+// sexSet is the kept set of the farm's active animals of sex on asOf (filterSet).
+func (s *Service) sexSet(ctx context.Context, farmID uuid.UUID, asOf, sex string) ([]uuid.UUID, error) {
+	return s.filterSet(ctx, farmID, asOf, sex, uuid.Nil, func() ([]uuid.UUID, error) {
+		return s.animalsOfSex(ctx, farmID, asOf, sex)
+	}, func(touched []uuid.UUID) ([]uuid.UUID, error) {
+		active, err := s.activeAmong(ctx, farmID, touched)
+		if err != nil {
+			return nil, err
+		}
+		return s.ofSexAmong(ctx, farmID, asOf, sex, active)
+	})
 }
 
 // idInSet is animal.IDIn for a kept filter set, which may hold most of a farm. On SQLite it
@@ -395,6 +400,11 @@ var entryKinds = []string{string(evidence.KindBirth), string(evidence.KindPurcha
 // (per 5,000 animals) reads their entry facts (births, arrivals, profiles; not their
 // weights and treatments) to tell an entry from a return.
 func (s *Service) notYet(ctx context.Context, farmID uuid.UUID, asOf string) ([]uuid.UUID, error) {
+	// Once a request: the register's page and its total both leave them out.
+	return onceInRequest(ctx, "not-yet "+farmID.String()+" "+asOf, func() ([]uuid.UUID, error) { return s.readNotYet(ctx, farmID, asOf) })
+}
+
+func (s *Service) readNotYet(ctx context.Context, farmID uuid.UUID, asOf string) ([]uuid.UUID, error) {
 	items, err := s.Client(ctx).RecordItem.Query().
 		Where(recorditem.FactKindIn(entryKinds...), recorditem.FactDateGT(asOf),
 			itemsOfFarm(farmID, liveRecord(ctx))).
