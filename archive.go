@@ -916,11 +916,13 @@ func (s *Service) archiveRecords(ctx context.Context, farmID uuid.UUID, a *Archi
 			q.Where(record.Or(record.CreatedAtGT(last.CreatedAt), record.And(record.CreatedAt(last.CreatedAt), record.IDGT(last.ID))))
 		}
 		batch, err := q.Order(ent.Asc(record.FieldCreatedAt), ent.Asc(record.FieldID)).Limit(archiveBatch).
-			WithAnimals(func(q *ent.AnimalQuery) { q.Select(animal.FieldID) }).
-			WithGroups(func(q *ent.GroupQuery) { q.Select(group.FieldID) }).
-			WithFiles(func(q *ent.FileQuery) { q.Select(file.FieldID) }).
+			WithAnimals(func(q *ent.AnimalQuery) { q.Select(animal.FieldID) }, animalsOf(farmID)).
+			WithGroups(func(q *ent.GroupQuery) { q.Select(group.FieldID).Where(linkedOf(record.GroupsTable, farmID)) }).
+			WithFiles(func(q *ent.FileQuery) { q.Select(file.FieldID) }, filesOf(farmID)).
 			WithItems(func(q *ent.RecordItemQuery) {
-				q.Order(ent.Asc(recorditem.FieldCreatedAt), ent.Asc(recorditem.FieldID)).WithFactAnimals().WithReach()
+				q.Where(farmOf(farmID)).Order(ent.Asc(recorditem.FieldCreatedAt), ent.Asc(recorditem.FieldID)).
+					WithFactAnimals(func(q *ent.FactAnimalQuery) { q.Where(farmOf(farmID)) }).
+					WithReach(func(q *ent.TreatmentReachQuery) { q.Where(farmOf(farmID)) })
 			}).All(ctx)
 		if err != nil {
 			return err
@@ -1056,7 +1058,7 @@ func (s *Service) archiveBirths(ctx context.Context, farmID uuid.UUID, a *Archiv
 			q.Where(farmtask.Or(farmtask.CreatedAtGT(last.CreatedAt), farmtask.And(farmtask.CreatedAt(last.CreatedAt), farmtask.IDGT(last.ID))))
 		}
 		batch, err := q.Order(ent.Asc(farmtask.FieldCreatedAt), ent.Asc(farmtask.FieldID)).Limit(archiveBatch).
-			WithAnimals(func(q *ent.AnimalQuery) { q.Select(animal.FieldID) }).All(ctx)
+			WithAnimals(func(q *ent.AnimalQuery) { q.Select(animal.FieldID) }, taskAnimalsOf(farmID)).All(ctx)
 		if err != nil {
 			return err
 		}

@@ -77,10 +77,12 @@ func (s *Service) ExportRecords(ctx context.Context, farmID uuid.UUID, from, to 
 			}
 			batch, err := q.Order(ent.Asc(record.FieldAppliedAt), ent.Asc(record.FieldID)).Limit(exportBatch).
 				WithItems(func(q *ent.RecordItemQuery) {
-					q.Order(ent.Asc(recorditem.FieldCreatedAt), ent.Asc(recorditem.FieldID))
+					q.Where(farmOf(farmID)).Order(ent.Asc(recorditem.FieldCreatedAt), ent.Asc(recorditem.FieldID))
 				}).
-				WithAnimals(func(q *ent.AnimalQuery) { q.Order(ent.Asc(animal.FieldTag), ent.Asc(animal.FieldID)) }).
-				WithGroups(func(q *ent.GroupQuery) { q.Order(ent.Asc(group.FieldName), ent.Asc(group.FieldID)) }).
+				WithAnimals(func(q *ent.AnimalQuery) { q.Order(ent.Asc(animal.FieldTag), ent.Asc(animal.FieldID)) }, animalsOf(farmID)).
+				WithGroups(func(q *ent.GroupQuery) {
+					q.Where(linkedOf(record.GroupsTable, farmID)).Order(ent.Asc(group.FieldName), ent.Asc(group.FieldID))
+				}).
 				All(ctx)
 			if err != nil {
 				return err

@@ -122,7 +122,7 @@ func (s *Service) UpdateOutsideAnimal(ctx context.Context, farmID, id uuid.UUID,
 			return notFound(err, "outside animal", id)
 		}
 		if a.Sex != *in.Sex {
-			named, err := c.FactAnimal.Query().Where(factanimal.AnimalID(id)).Exist(ctx)
+			named, err := c.FactAnimal.Query().Where(factanimal.AnimalID(id), factanimal.FarmID(farmID)).Exist(ctx)
 			if err != nil {
 				return err
 			}
@@ -130,7 +130,7 @@ func (s *Service) UpdateOutsideAnimal(ctx context.Context, farmID, id uuid.UUID,
 				return Errorf(ECONFLICT, "outside animal %s is named by recorded facts as a %s; its sex cannot change while they stand", id, a.Sex)
 			}
 		}
-		out, err = a.Update().SetName(*in.Name).SetSex(*in.Sex).
+		out, err = a.Update().Where(outsideanimal.FarmID(farmID)).SetName(*in.Name).SetSex(*in.Sex).
 			SetNillableBreed(in.Breed).SetNillableRegistry(in.Registry).SetNillableRegistrationNumber(in.RegistrationNumber).
 			SetNillableBatch(in.Batch).SetNillableBirthDate(in.BirthDate).Save(ctx)
 		if err != nil {
@@ -171,7 +171,7 @@ func (s *Service) DeleteOutsideAnimal(ctx context.Context, farmID, id uuid.UUID)
 		if err != nil {
 			return notFound(err, "outside animal", id)
 		}
-		named, err := c.FactAnimal.Query().Where(factanimal.AnimalID(id)).Exist(IncludeInactive(ctx))
+		named, err := c.FactAnimal.Query().Where(factanimal.AnimalID(id), factanimal.FarmID(farmID)).Exist(IncludeInactive(ctx))
 		if err != nil {
 			return err
 		}

@@ -305,7 +305,7 @@ func answerItems(q *ent.RecordItemQuery) {
 
 // recordQuery loads records with their active items and files, for answers.
 func (s *Service) recordQuery(ctx context.Context, farmID uuid.UUID) *ent.RecordQuery {
-	return s.Client(ctx).Record.Query().Where(record.FarmID(farmID)).WithItems(answerItems).WithFiles()
+	return s.Client(ctx).Record.Query().Where(record.FarmID(farmID)).WithItems(answerItems, itemsOf(farmID)).WithFiles(filesOf(farmID))
 }
 
 // Records lists a farm's active records, oldest first, with their items and files. It costs

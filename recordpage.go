@@ -211,7 +211,7 @@ func (s *Service) loadRecordPages(ctx context.Context, farms []uuid.UUID, w Wind
 	} else {
 		q.Order(orderTerm(record.FieldID, direction))
 	}
-	withEdges(q, edges)
+	withEdges(q, edges, farms...)
 	rows, err := q.All(ctx)
 	if err != nil {
 		return nil, err
@@ -318,19 +318,35 @@ func buildRecordConnection(c *ent.RecordConnection, nodes []*ent.Record, order *
 }
 
 // withEdges makes q load the edges the page's nodes select, one statement each.
-func withEdges(q *ent.RecordQuery, edges RecordEdges) {
+// Each names the records' farms (farmOf, linkedOf), so that on a cluster the page of one
+// farm reads only its shard.
+func withEdges(q *ent.RecordQuery, edges RecordEdges, farms ...uuid.UUID) {
 	for _, alias := range edges.Items {
-		q.WithNamedItems(alias, answerItems)
+		q.WithNamedItems(alias, answerItems, itemsOf(farms...))
 	}
 	for _, alias := range edges.Files {
-		q.WithNamedFiles(alias)
+		q.WithNamedFiles(alias, filesOf(farms...))
 	}
 	for _, alias := range edges.Animals {
-		q.WithNamedAnimals(alias)
+		q.WithNamedAnimals(alias, animalsOf(farms...))
 	}
 	for _, alias := range edges.Groups {
-		q.WithNamedGroups(alias)
+		q.WithNamedGroups(alias, func(q *ent.GroupQuery) { q.Where(linkedOf(record.GroupsTable, farms...)) })
 	}
+}
+
+// itemsOf, filesOf and animalsOf give a record query's eager loading of its items, files and
+// animals the records' farms.
+func itemsOf(farms ...uuid.UUID) func(*ent.RecordItemQuery) {
+	return func(q *ent.RecordItemQuery) { q.Where(farmOf(farms...)) }
+}
+
+func filesOf(farms ...uuid.UUID) func(*ent.FileQuery) {
+	return func(q *ent.FileQuery) { q.Where(linkedOf(record.FilesTable, farms...)) }
+}
+
+func animalsOf(farms ...uuid.UUID) func(*ent.AnimalQuery) {
+	return func(q *ent.AnimalQuery) { q.Where(linkedOf(record.AnimalsTable, farms...)) }
 }
 
 // loadRecordPage loads one farm's page: numbering every record of the farm to page one
@@ -354,7 +370,7 @@ func (s *Service) loadRecordPage(ctx context.Context, farmID uuid.UUID, c *ent.R
 		q.Order(orderTerm(record.FieldID, direction))
 	}
 	q.Limit(limit)
-	withEdges(q, edges)
+	withEdges(q, edges, farmID)
 	rows, err := q.All(ctx)
 	if err != nil {
 		return err

@@ -767,9 +767,9 @@ func (s *Service) AnimalTimeline(ctx context.Context, farmID, id uuid.UUID, p Pa
 	}
 	q := s.Client(ctx).Record.Query().Where(touching)
 	if edges != nil {
-		withEdges(q, *edges)
+		withEdges(q, *edges, farmID)
 	} else {
-		q.WithItems(answerItems).WithFiles()
+		q.WithItems(answerItems, itemsOf(farmID)).WithFiles(filesOf(farmID))
 	}
 	recs, err := q.Order(ent.Desc(record.FieldAppliedAt), ent.Desc(record.FieldID)).Offset(offset).Limit(limit).All(ctx)
 	return recs, total, err

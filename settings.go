@@ -265,7 +265,7 @@ func (s *Service) UpdateFarmSettings(ctx context.Context, farmID uuid.UUID, p Fa
 				return constraint(err, "the settings were changed at the same time; try again")
 			}
 		}
-		u := row.Update().SetUpdatedBy(v.UserID).
+		u := row.Update().Where(farmsettings.FarmID(farmID)).SetUpdatedBy(v.UserID).
 			SetOrganic(next.Organic).SetAllowTestTags(next.AllowTestTags).
 			SetNillableMinimumBreedingAgeFemaleDays(next.MinimumBreedingAgeDays.Female).
 			SetNillableMinimumBreedingAgeMaleDays(next.MinimumBreedingAgeDays.Male).

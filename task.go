@@ -106,8 +106,10 @@ func (s *Service) ApproveBirthPreview(ctx context.Context, farmID, previewID uui
 	if err != nil {
 		return nil, err
 	}
-	return s.Client(ctx).BirthEvent.Query().Where(birthevent.ID(eventID)).
-		WithTasks(func(q *ent.FarmTaskQuery) { q.Order(ent.Asc(farmtask.FieldStep)).WithAnimals() }).Only(ctx)
+	return s.Client(ctx).BirthEvent.Query().Where(birthevent.ID(eventID), birthevent.FarmID(farmID)).
+		WithTasks(func(q *ent.FarmTaskQuery) {
+			q.Where(farmOf(farmID)).Order(ent.Asc(farmtask.FieldStep)).WithAnimals(taskAnimalsOf(farmID))
+		}).Only(ctx)
 }
 
 // sameBirth returns the approved birth of dam on day, nil when there is none: approval is
@@ -200,7 +202,7 @@ func (s *Service) farmTaskPage(ctx context.Context, farmID uuid.UUID, status *st
 		sel.OrderExpr(sql.Expr(fmt.Sprintf("CASE WHEN %s IS NULL AND %s = 'TODO' THEN 0 WHEN %s IS NULL THEN 2 ELSE 1 END",
 			sel.C(farmtask.FieldDueDate), sel.C(farmtask.FieldStatus), sel.C(farmtask.FieldDueDate))))
 	}, ent.Asc(farmtask.FieldDueDate), ent.Asc(farmtask.FieldCreatedAt), ent.Asc(farmtask.FieldID)).
-		Offset(skip).Limit(take).WithAnimals().WithBirthEvent().All(IncludeInactive(ctx))
+		Offset(skip).Limit(take).WithAnimals(taskAnimalsOf(farmID)).WithBirthEvent(func(q *ent.BirthEventQuery) { q.Where(farmOf(farmID)) }).All(IncludeInactive(ctx))
 	return tasks, total, err
 }
 
@@ -430,7 +432,7 @@ func (s *Service) UpdateFarmTask(ctx context.Context, farmID, taskID uuid.UUID, 
 		if string(t.Status) == p.Status && (!p.DueDate.Set || sameDay(due, t.DueDate)) {
 			// A write that changes nothing changes nothing: no updated_at, no place in the
 			// change feed. The request id is still kept, so a retry answers the same.
-			out, err = c.FarmTask.Query().Where(farmtask.ID(taskID)).WithAnimals().WithBirthEvent().Only(IncludeInactive(ctx))
+			out, err = c.FarmTask.Query().Where(farmtask.ID(taskID), farmtask.FarmID(farmID)).WithAnimals(taskAnimalsOf(farmID)).WithBirthEvent(func(q *ent.BirthEventQuery) { q.Where(farmOf(farmID)) }).Only(IncludeInactive(ctx))
 			if err != nil || p.RequestID == "" {
 				return err
 			}
@@ -441,7 +443,7 @@ func (s *Service) UpdateFarmTask(ctx context.Context, farmID, taskID uuid.UUID, 
 			return constraint(c.TaskUpdate.Create().SetFarmID(farmID).SetRequestID(p.RequestID).SetTaskID(taskID).
 				SetBodyHash(p.hash(taskID)).SetSnapshot(snap).Exec(ctx), "the request id was used at the same time; retry to get its answer")
 		}
-		u := t.Update().SetStatus(farmtask.Status(p.Status))
+		u := t.Update().Where(farmtask.FarmID(farmID)).SetStatus(farmtask.Status(p.Status))
 		if p.DueDate.Set {
 			if due == nil {
 				u.ClearDueDate()
@@ -452,7 +454,7 @@ func (s *Service) UpdateFarmTask(ctx context.Context, farmID, taskID uuid.UUID, 
 		if err := u.Exec(ctx); err != nil {
 			return err
 		}
-		out, err = c.FarmTask.Query().Where(farmtask.ID(taskID)).WithAnimals().WithBirthEvent().Only(IncludeInactive(ctx))
+		out, err = c.FarmTask.Query().Where(farmtask.ID(taskID), farmtask.FarmID(farmID)).WithAnimals(taskAnimalsOf(farmID)).WithBirthEvent(func(q *ent.BirthEventQuery) { q.Where(farmOf(farmID)) }).Only(IncludeInactive(ctx))
 		if err != nil {
 			return err
 		}
@@ -488,4 +490,9 @@ func TaskAnimalLinks(c *ent.Client, farmID, taskID uuid.UUID, animals ...uuid.UU
 		links[i] = c.FarmTaskAnimal.Create().SetFarmTaskID(taskID).SetAnimalID(a).SetFarmID(farmID)
 	}
 	return links
+}
+
+// taskAnimalsOf gives a task query's eager loading of its animals the farm (linkedOf).
+func taskAnimalsOf(farmID uuid.UUID) func(*ent.AnimalQuery) {
+	return func(q *ent.AnimalQuery) { q.Where(linkedOf(farmtask.AnimalsTable, farmID)) }
 }
