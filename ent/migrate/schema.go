@@ -138,6 +138,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{AnimalsColumns[7], AnimalsColumns[6]},
 			},
+			{
+				Name:    "animal_farm_id_tag_id",
+				Unique:  false,
+				Columns: []*schema.Column{AnimalsColumns[7], AnimalsColumns[4], AnimalsColumns[0]},
+			},
 		},
 	}
 	// AuditEntriesColumns holds the columns for the "audit_entries" table.

@@ -40,7 +40,9 @@ func (Animal) Edges() []ent.Edge {
 
 // Indexes of the Animal.
 func (Animal) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("farm_id", "is_active", "created_at"), index.Fields("farm_id", "change_seq")}
+	return []ent.Index{index.Fields("farm_id", "is_active", "created_at"), index.Fields("farm_id", "change_seq"),
+		// The register pages in tag order (its cursor is the tag and the id).
+		index.Fields("farm_id", "tag", "id")}
 }
 
 // Annotations of the Animal.
