@@ -66,7 +66,7 @@ func (s *Service) readTouchedSince(ctx context.Context, farmID uuid.UUID, seq in
 	}
 	err = c.FactAnimal.Query().
 		Where(func(sel *sql.Selector) {
-			sel.Where(sql.In(sel.C(factanimal.FieldRecordItemID), itemsSince(farmID, seq)))
+			sel.Where(sql.And(sql.In(sel.C(factanimal.FieldRecordItemID), itemsSince(farmID, seq)), sql.EQ(sel.C(factanimal.FieldFarmID), farmID)))
 		}).
 		Limit(touchedCap+1).
 		Select(factanimal.FieldAnimalID).Scan(all, &links)
@@ -300,5 +300,5 @@ func recordsSince(farmID uuid.UUID, seq int64) *sql.Selector {
 func itemsSince(farmID uuid.UUID, seq int64) *sql.Selector {
 	items := sql.Table(recorditem.Table)
 	return sql.Select(items.C(recorditem.FieldID)).From(items).
-		Where(sql.In(items.C(recorditem.FieldRecordID), recordsSince(farmID, seq)))
+		Where(sql.And(sql.In(items.C(recorditem.FieldRecordID), recordsSince(farmID, seq)), sql.EQ(items.C(recorditem.FieldFarmID), farmID)))
 }

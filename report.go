@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/evidence"
 )
@@ -420,7 +419,7 @@ func (s *Service) report(ctx context.Context, farmID uuid.UUID, name string, q R
 // (fact_kind, fact_date) index.
 func (s *Service) farmFacts(ctx context.Context, farmID uuid.UUID, kinds ...string) ([]evidence.Fact, error) {
 	items, err := s.Client(ctx).RecordItem.Query().
-		Where(recorditem.FactKindIn(kinds...), recorditem.HasRecordWith(record.FarmID(farmID), liveRecord(ctx)), liveItem(ctx)).
+		Where(recorditem.FactKindIn(kinds...), itemsOfFarm(farmID, liveRecord(ctx)), liveItem(ctx)).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata).All(ctx)
 	if err != nil {
 		return nil, err
