@@ -1357,9 +1357,9 @@ var (
 				Columns: []*schema.Column{RecordItemsColumns[18]},
 			},
 			{
-				Name:    "recorditem_group_facts",
+				Name:    "recorditem_group_review",
 				Unique:  false,
-				Columns: []*schema.Column{RecordItemsColumns[19], RecordItemsColumns[16], RecordItemsColumns[20], RecordItemsColumns[21], RecordItemsColumns[17], RecordItemsColumns[25], RecordItemsColumns[3], RecordItemsColumns[0]},
+				Columns: []*schema.Column{RecordItemsColumns[19], RecordItemsColumns[16], RecordItemsColumns[20], RecordItemsColumns[21], RecordItemsColumns[17], RecordItemsColumns[25], RecordItemsColumns[3], RecordItemsColumns[0], RecordItemsColumns[24]},
 			},
 			{
 				Name:    "recorditem_male_fact",
@@ -1370,6 +1370,8 @@ var (
 						RecordItemsColumns[25].Name,
 
 						RecordItemsColumns[3].Name,
+
+						RecordItemsColumns[24].Name,
 					},
 					Where: "metadata -> 'birth_history' ->> 'sex' = 'male'",
 				},

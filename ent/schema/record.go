@@ -131,13 +131,13 @@ func (RecordItem) Indexes() []ent.Index {
 		index.Fields("fact_dam"),
 		// A group's facts of a kind on a day: the birth review's bulls that ran with the dam's
 		// groups (review_mates) filter a group's memberships by their dates, and its exposures
-		// are her groups' ones. The index carries all that those parts read, the item's id
-		// included, so they read the index alone rather than the row of each of a group's
+		// are her groups' ones. The index carries all that those parts read, the item's id and
+		// farm included, so they read the index alone rather than the row of each of a group's
 		// memberships: as key columns, since SQLite has no INCLUDE (PostgreSQL keeps only the
 		// columns that tell entries apart in its inner pages, so they cost it next to nothing
 		// more) (docs/performance.md, issue 32.4).
-		index.Fields("fact_group", "fact_kind", "fact_date", "fact_until", "fact_subject", "record_id", "is_active", "id").
-			StorageKey("recorditem_group_facts"),
+		index.Fields("fact_group", "fact_kind", "fact_date", "fact_until", "fact_subject", "record_id", "is_active", "id", "farm_id").
+			StorageKey("recorditem_group_review"),
 		// The males' profiles: the birth review keeps the members of the dam's groups that
 		// are recorded males (review_mates), a look-up by member. Partial, so it holds only
 		// the facts that say male (only a profile has a sex) and answers without reading the
@@ -147,7 +147,7 @@ func (RecordItem) Indexes() []ent.Index {
 		// when it binds an argument compared where a partial index's condition has a literal
 		// (fact_kind = ? against fact_kind = 'profile' did that to every statement of facts).
 		index.Fields("fact_subject", "fact_kind").
-			Annotations(entsql.IncludeColumns("record_id", "is_active"),
+			Annotations(entsql.IncludeColumns("record_id", "is_active", "farm_id"),
 				entsql.IndexWhere("metadata -> 'birth_history' ->> 'sex' = 'male'")).
 			StorageKey("recorditem_male_fact"),
 		index.Fields("fact_value", "fact_kind"),
