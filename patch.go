@@ -192,7 +192,7 @@ func (s *Service) changedSince(ctx context.Context, farmID uuid.UUID, seq int64)
 			return changes{animals: true}, err
 		}
 		kinds, err := c.RecordItem.Query().
-			Where(func(sel *sql.Selector) { sel.Where(sql.In(sel.C(recorditem.FieldRecordID), recordsSince(farmID, seq))) },
+			Where(recorditem.FarmID(farmID), func(sel *sql.Selector) { sel.Where(sql.In(sel.C(recorditem.FieldRecordID), recordsSince(farmID, seq))) },
 				recorditem.FactKindNotNil()).
 			Unique(true).Select(recorditem.FieldFactKind).Strings(all)
 		if err != nil {
@@ -238,7 +238,7 @@ func (s *Service) groupTreatedSince(ctx context.Context, farmID uuid.UUID, seq i
 	// The items of the records numbered later, whatever their kind: a handful, where the
 	// farm's group treatments are its history (the kind is not searched by its index).
 	changed, err := s.Client(all).RecordItem.Query().
-		Where(func(sel *sql.Selector) { sel.Where(sql.In(sel.C(recorditem.FieldRecordID), recordsSince(farmID, seq))) }).
+		Where(recorditem.FarmID(farmID), func(sel *sql.Selector) { sel.Where(sql.In(sel.C(recorditem.FieldRecordID), recordsSince(farmID, seq))) }).
 		Limit(touchedCap+1).
 		Select(recorditem.FieldID, recorditem.FieldFactKind, recorditem.FieldFactGroup, recorditem.FieldFactDate).All(all)
 	if err != nil || len(changed) > touchedCap {
