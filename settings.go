@@ -265,7 +265,10 @@ func (s *Service) UpdateFarmSettings(ctx context.Context, farmID uuid.UUID, p Fa
 				return constraint(err, "the settings were changed at the same time; try again")
 			}
 		}
-		u := row.Update().Where(farmsettings.FarmID(farmID)).SetUpdatedBy(v.UserID).
+		// An update of the row by its id and farm, then a read of it by both: ent's
+		// UpdateOne(...).Save reads the row back by its id alone, which a Citus cluster asks
+		// every shard for (docs/scaling.md). The same two statements.
+		u := c.FarmSettings.Update().Where(farmsettings.ID(row.ID), farmsettings.FarmID(farmID)).SetUpdatedBy(v.UserID).
 			SetOrganic(next.Organic).SetAllowTestTags(next.AllowTestTags).
 			SetNillableMinimumBreedingAgeFemaleDays(next.MinimumBreedingAgeDays.Female).
 			SetNillableMinimumBreedingAgeMaleDays(next.MinimumBreedingAgeDays.Male).
@@ -299,7 +302,10 @@ func (s *Service) UpdateFarmSettings(ctx context.Context, farmID uuid.UUID, p Fa
 		} else {
 			u.SetWithdrawalRules(next.WithdrawalRules)
 		}
-		row, err = u.Save(ctx)
+		if err := u.Exec(ctx); err != nil {
+			return err
+		}
+		row, err = c.FarmSettings.Query().Where(farmsettings.ID(row.ID), farmsettings.FarmID(farmID)).Only(ctx)
 		if err != nil {
 			return err
 		}

@@ -47,7 +47,6 @@ var spanningCalls = map[string]string{
 	"PUT group animals":          byID,
 	"PUT outside animal":         updateOneSave,
 	"PUT record":                 byID,
-	"PUT settings":               updateOneSave,
 	"graphql Animal":             nodeByID,
 	"graphql AnimalWithdrawalOf": nodeByID,
 	"graphql BirthReview":        birthFacts,
@@ -61,7 +60,6 @@ var spanningCalls = map[string]string{
 	"graphql RegisterNodes":      nodeByID,
 	"graphql ReportNames":        nodeByID,
 	"graphql calvingRecord":      byID,
-	"service UpdateFarmSettings": updateOneSave,
 }
 
 // Why the calls of spanningCalls are refused.
