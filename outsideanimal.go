@@ -130,13 +130,13 @@ func (s *Service) UpdateOutsideAnimal(ctx context.Context, farmID, id uuid.UUID,
 				return Errorf(ECONFLICT, "outside animal %s is named by recorded facts as a %s; its sex cannot change while they stand", id, a.Sex)
 			}
 		}
-		out, err = a.Update().Where(outsideanimal.FarmID(farmID)).SetName(*in.Name).SetSex(*in.Sex).
+		// One update by id and farm, then a read by both: ent's UpdateOne(...).Save reads the
+		// changed row back by its id alone, which a Citus cluster asks every shard for
+		// (docs/scaling.md).
+		up := c.OutsideAnimal.Update().Where(outsideanimal.ID(a.ID), outsideanimal.FarmID(farmID)).
+			SetName(*in.Name).SetSex(*in.Sex).
 			SetNillableBreed(in.Breed).SetNillableRegistry(in.Registry).SetNillableRegistrationNumber(in.RegistrationNumber).
-			SetNillableBatch(in.Batch).SetNillableBirthDate(in.BirthDate).Save(ctx)
-		if err != nil {
-			return err
-		}
-		up := out.Update()
+			SetNillableBatch(in.Batch).SetNillableBirthDate(in.BirthDate)
 		if in.Breed == nil {
 			up.ClearBreed()
 		}
@@ -152,7 +152,10 @@ func (s *Service) UpdateOutsideAnimal(ctx context.Context, farmID, id uuid.UUID,
 		if in.BirthDate == nil {
 			up.ClearBirthDate()
 		}
-		out, err = up.Save(ctx)
+		if err := up.Exec(ctx); err != nil {
+			return err
+		}
+		out, err = c.OutsideAnimal.Query().Where(outsideanimal.ID(a.ID), outsideanimal.FarmID(farmID)).Only(ctx)
 		return err
 	})
 	return out, err
@@ -178,7 +181,12 @@ func (s *Service) DeleteOutsideAnimal(ctx context.Context, farmID, id uuid.UUID)
 		if named {
 			return Errorf(ECONFLICT, "outside animal %s is named by recorded facts; it cannot be deleted while they stand", id)
 		}
-		return c.OutsideAnimal.DeleteOne(a).Exec(ctx)
+		// By id and farm: ent's DeleteOne names the id alone (docs/scaling.md).
+		n, err := c.OutsideAnimal.Delete().Where(outsideanimal.ID(a.ID), outsideanimal.FarmID(farmID)).Exec(ctx)
+		if err == nil && n == 0 {
+			return notFound(&ent.NotFoundError{}, "outside animal", id)
+		}
+		return err
 	})
 }
 
