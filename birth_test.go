@@ -137,13 +137,10 @@ func TestEvidenceLoaderMatchesFullHistory(t *testing.T) {
 	})
 }
 
-// TestReviewPlanOnSQLite holds SQLite to the plan the review's facts statement is written
-// for (reviewFacts). SQLite keeps no statistics, so its plan does not depend on the data:
-// a plan that looks the exposures or the sires' facts up by their kind reads every
-// exposure or profile of the farm, as a whole scan of the items does.
-func TestReviewPlanOnSQLite(t *testing.T) {
-	t.Parallel()
-	d := herdbooktest.MustDB(t, "sqlite")
+// reviewStatement is the review's facts statement (the one with common table expressions)
+// and its arguments, as sent for a dam of a seeded farm of 100 animals on d.
+func reviewStatement(t *testing.T, d *db.DB) (context.Context, string, []any) {
+	t.Helper()
 	app, ctx, farmID := seededFarm(t, d, 100, 300)
 	dam, err := d.Client.Animal.Query().Where(animal.FarmID(farmID)).FirstID(ctx)
 	if err != nil {
@@ -164,6 +161,17 @@ func TestReviewPlanOnSQLite(t *testing.T) {
 	if query == "" {
 		t.Fatal("the review sent no statement with common table expressions")
 	}
+	return ctx, query, args
+}
+
+// TestReviewPlanOnSQLite holds SQLite to the plan the review's facts statement is written
+// for (reviewFacts). SQLite keeps no statistics, so its plan does not depend on the data:
+// a plan that looks the exposures or the sires' facts up by their kind reads every
+// exposure or profile of the farm, as a whole scan of the items does.
+func TestReviewPlanOnSQLite(t *testing.T) {
+	t.Parallel()
+	d := herdbooktest.MustDB(t, "sqlite")
+	ctx, query, args := reviewStatement(t, d)
 	rows, err := d.SQL.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		t.Fatal(err)
@@ -194,26 +202,7 @@ func TestReviewPlanOnSQLite(t *testing.T) {
 func TestReviewPlanOnPostgres(t *testing.T) {
 	t.Parallel()
 	d := herdbooktest.MustDB(t, "postgres")
-	app, ctx, farmID := seededFarm(t, d, 100, 300)
-	dam, err := d.Client.Animal.Query().Where(animal.FarmID(farmID)).FirstID(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var query string
-	var args []any
-	stop := d.Observe(func(q string, a []any) {
-		if strings.Contains(q, "WITH") {
-			query, args = q, a
-		}
-	})
-	_, err = app.Service.BirthEvidence(ctx, farmID, dam.String(), "2025-03-15")
-	stop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if query == "" {
-		t.Fatal("the review sent no statement with common table expressions")
-	}
+	ctx, query, args := reviewStatement(t, d)
 	conn, err := d.SQL.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
