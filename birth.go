@@ -251,7 +251,7 @@ func (s *Service) loadFacts(ctx context.Context, farmID, dam uuid.UUID, born, fr
 	var loaded []*ent.RecordItem
 	var err error
 	if window {
-		loaded, err = query(0, reviewFacts(append(slices.Clone(active), liveItem(ctx)), ownFact, from, through))
+		loaded, err = query(0, reviewFacts(farmID, append(slices.Clone(active), liveItem(ctx)), ownFact, from, through))
 	} else {
 		loaded, err = query(0, ownFact)
 	}
@@ -357,7 +357,9 @@ const (
 // cannot drive an OR that holds an IN (subquery) by an index, and would filter the farm's
 // whole history instead. Each part states active itself (and that the item is active: the
 // soft-delete interceptor does not reach a subquery), except the sires' facts, which the
-// statement's outer condition holds to it. The statement's text is the same for every dam,
+// statement's outer condition holds to it; they name the farm (farmID) all the same, as every
+// part does, so that a Citus cluster sends the statement to the farm's shard alone
+// (docs/scaling.md, "Statements on one shard"). The statement's text is the same for every dam,
 // so the database prepares and plans it once per connection.
 //
 // SQLite keeps no statistics and guesses that a fact_kind is rare: left to itself it would
@@ -370,7 +372,7 @@ const (
 // of the same rows, NULL included, but not taken by SQLite for a range on the (fact_kind,
 // fact_date) index; and, on SQLite only, the common table expressions are MATERIALIZED
 // (with), as PostgreSQL makes any it reads twice.
-func reviewFacts(active []predicate.RecordItem, own predicate.RecordItem, from, through string) predicate.RecordItem {
+func reviewFacts(farmID uuid.UUID, active []predicate.RecordItem, own predicate.RecordItem, from, through string) predicate.RecordItem {
 	kinds := []string{string(evidence.KindCastration), string(evidence.KindPurchase),
 		string(evidence.KindMovementIn), string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath),
 		string(evidence.KindMembership), string(evidence.KindMembershipEnd)}
@@ -458,7 +460,7 @@ func reviewFacts(active []predicate.RecordItem, own predicate.RecordItem, from, 
 			}, "sire_fact")).
 			Where(sql.And(
 				sql.ColumnsEQ(sf.C(recorditem.FieldFactSubject), d.Table(siresAlias).C(recorditem.FieldFactSubject)),
-				where(sf, sireFact),
+				where(sf, recorditem.FarmID(farmID), sireFact),
 			))
 
 		ids := d.Select(mine.C(recorditem.FieldID)).From(mine).
@@ -689,7 +691,9 @@ func (s *Service) BirthPreview(ctx context.Context, farmID, id uuid.UUID) (*ent.
 			return nil, err
 		}
 		if changed {
-			if err := s.Client(ctx).BirthPreview.UpdateOneID(p.ID).SetStale(true).Exec(ctx); err != nil {
+			// By id and farm: ent's UpdateOneID names the id alone (docs/scaling.md).
+			if err := s.Client(ctx).BirthPreview.Update().Where(birthpreview.ID(p.ID), birthpreview.FarmID(p.FarmID)).
+				SetStale(true).Exec(ctx); err != nil {
 				return nil, err
 			}
 			p.Stale = true

@@ -14,6 +14,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/birthevent"
+	"github.com/herdbook/herdbook/ent/birthpreview"
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
@@ -289,7 +290,9 @@ func (s *Service) RecordCalving(ctx context.Context, farmID uuid.UUID, in Calvin
 		if err != nil {
 			return constraint(err, "this calving was recorded at the same time; retry to get its answer")
 		}
-		if err := c.BirthPreview.UpdateOneID(prev.ID).SetApprovedAt(s.nowUTC()).SetBirthEventID(be.ID).Exec(ctx); err != nil {
+		// By id and farm, not UpdateOneID, which names the id alone: one shard on a cluster.
+		if err := c.BirthPreview.Update().Where(birthpreview.ID(prev.ID), birthpreview.FarmID(farmID)).
+			SetApprovedAt(s.nowUTC()).SetBirthEventID(be.ID).Exec(ctx); err != nil {
 			return err
 		}
 		out = &Calving{ID: be.ID, DamID: dam, Date: in.Date, Sire: sire, CreatedAt: be.CreatedAt}
@@ -715,7 +718,7 @@ func (s *Service) calvings(ctx context.Context, farmID uuid.UUID, ids []uuid.UUI
 	}
 	tasks, err := c.FarmTask.Query().Where(farmtask.FarmID(farmID), farmtask.BirthEventIDIn(ids...)).
 		Order(ent.Asc(farmtask.FieldStep), ent.Asc(farmtask.FieldCreatedAt), ent.Asc(farmtask.FieldID)).
-		WithAnimals().All(IncludeInactive(ctx))
+		WithAnimals(taskAnimalsOf(farmID)).All(IncludeInactive(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,6 @@ var spanningCalls = map[string]string{
 	"DELETE animal": byID,
 	"GET /farm":     farmList,
 	"GET /farm/{farm}/animals/{cow}/timeline": timeline,
-	"POST calving":               birthFacts,
 	"POST file":                  byID,
 	"POST record void":           byID,
 	"PUT animal":                 byID,
@@ -47,7 +46,6 @@ var spanningCalls = map[string]string{
 	"PUT record":                 byID,
 	"graphql Animal":             nodeByID,
 	"graphql AnimalWithdrawalOf": nodeByID,
-	"graphql BirthReview":        birthFacts,
 	"graphql CalfWeaning":        nodeByID,
 	"graphql CrushAnimal":        nodeByID,
 	"graphql Farms":              farmList,
@@ -57,7 +55,6 @@ var spanningCalls = map[string]string{
 	"graphql RecordItemTexts":    nodeByID,
 	"graphql RegisterNodes":      nodeByID,
 	"graphql ReportNames":        nodeByID,
-	"graphql calvingRecord":      byID,
 }
 
 // Why the calls of spanningCalls are refused.
@@ -67,7 +64,6 @@ const (
 	nodeByID    = "a GraphQL node (or nodes) by its global id, which names no farm: its type is found by id alone"
 	byID        = "a row read, changed or deleted by its id alone (a service method given only the id, the audit trail's snapshots, ent's UpdateOne(...).Save)"
 	timeline    = "an animal's records through record_animals and fact_animals, joined by id alone"
-	birthFacts  = "the birth review's facts: its subqueries of the dam's own facts name no farm (birth.go)"
 )
 
 // TestFarmRequestOnOneShard is issue 30's item 3: every statement of a farm's request names
