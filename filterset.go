@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+
+	"github.com/herdbook/herdbook/evidence"
 )
 
 // The register's sex and group filters are sets of animals derived from every animal's
@@ -28,7 +30,12 @@ const filterSetCacheSize = 64
 // answers which of the animals the write touched are in the set now (patch.go).
 func (s *Service) filterSet(ctx context.Context, farmID uuid.UUID, day, sex string, group uuid.UUID,
 	derive func() ([]uuid.UUID, error), among func(touched []uuid.UUID) ([]uuid.UUID, error)) ([]uuid.UUID, error) {
-	ids, _, err := keptPatched(ctx, s, s.filterSets, farmID, "day "+day+" sex "+sex+" group "+group.String(), derive,
+	// A sex is read from the profile facts, a group's members from evidence.GroupKinds.
+	kinds := []string{string(evidence.KindProfile)}
+	if sex == "" {
+		kinds = groupKinds
+	}
+	ids, _, err := keptPatched(ctx, s, s.filterSets, farmID, "day "+day+" sex "+sex+" group "+group.String(), kinds, derive,
 		func(old []uuid.UUID, touched []uuid.UUID, _ int64) ([]uuid.UUID, error) {
 			if len(touched) == 0 {
 				return old, nil

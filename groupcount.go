@@ -103,7 +103,7 @@ func (s *Service) countGroupAnimals(ctx context.Context, farmID uuid.UUID, group
 		name.WriteString(" " + g.String())
 	}
 	// The members are kept, not their counts, so that a write patches them (patch.go).
-	members, _, err := keptPatched(ctx, s, s.derived, farmID, name.String(), func() (map[uuid.UUID][]uuid.UUID, error) {
+	members, _, err := keptPatched(ctx, s, s.derived, farmID, name.String(), groupKinds, func() (map[uuid.UUID][]uuid.UUID, error) {
 		return s.groupMembersOn(ctx, farmID, groups, day)
 	}, func(old map[uuid.UUID][]uuid.UUID, touched []uuid.UUID, _ int64) (map[uuid.UUID][]uuid.UUID, error) {
 		if len(touched) == 0 {

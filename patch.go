@@ -92,11 +92,20 @@ func (s *Service) readTouchedSince(ctx context.Context, farmID uuid.UUID, seq in
 // animals it is given (they are shared) and must answer for touched exactly what derive would; it is given the kept
 // answer's position too, for what else it must read of the writes since. Without patch, every
 // miss is derived whole.
-func keptPatched[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, name string,
+//
+// kinds are the fact kinds the answer reads: a write of other kinds alone that changed no
+// animal leaves it as it was (keptUnless), which two statements tell before any animal's
+// facts are read.
+func keptPatched[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, name string, kinds []string,
 	derive func() (T, error), patch func(old T, touched []uuid.UUID, since int64) (T, error)) (out T, whole bool, err error) {
 	var update func(old T, at int64) (T, bool, error)
 	if patch != nil {
 		update = func(old T, at int64) (T, bool, error) {
+			if kinds != nil {
+				if same, err := s.unchangedFor(ctx, farmID, at, kinds); err != nil || same {
+					return old, err == nil, err
+				}
+			}
 			touched, ok, err := s.touchedSince(ctx, farmID, at)
 			if err != nil || !ok {
 				var zero T
@@ -164,13 +173,19 @@ func keptUpdated[T any](ctx context.Context, s *Service, c *derivedCache, farmID
 // for a statement or two (changedSince) instead of being derived whole.
 func keptUnless[T any](ctx context.Context, s *Service, farmID uuid.UUID, name string, kinds []string, derive func() (T, error)) (T, bool, error) {
 	return keptUpdated(ctx, s, s.derived, farmID, name, derive, func(old T, at int64) (T, bool, error) {
-		ch, err := s.changedSince(ctx, farmID, at)
-		if err != nil || ch.animals || slices.ContainsFunc(kinds, func(k string) bool { return ch.kinds[k] }) {
-			var zero T
-			return zero, false, err
-		}
-		return old, true, nil
+		same, err := s.unchangedFor(ctx, farmID, at, kinds)
+		return old, same && err == nil, err
 	})
+}
+
+// unchangedFor tells that the writes after position seq wrote, voided or deleted no fact of
+// kinds and changed no animal (changedSince).
+func (s *Service) unchangedFor(ctx context.Context, farmID uuid.UUID, seq int64, kinds []string) (bool, error) {
+	ch, err := s.changedSince(ctx, farmID, seq)
+	if err != nil {
+		return false, err
+	}
+	return !ch.animals && !slices.ContainsFunc(kinds, func(k string) bool { return ch.kinds[k] }), nil
 }
 
 // changes are what the writes after a change position did: the fact kinds of the items of

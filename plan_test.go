@@ -295,8 +295,10 @@ func TestPatchPlansOnSQLite(t *testing.T) {
 		}
 	}
 	reads() // kept
-	if err := app.Service.WriteAnimalFacts(ctx, farmID, []evidence.Fact{{Kind: evidence.KindWeight, AnimalID: animals[0].String(),
-		Date: "2024-01-01", KG: "400"}}); err != nil {
+	// Facts of the kinds the answers read (a weighing would leave them kept: keptUnless).
+	if err := app.Service.WriteAnimalFacts(ctx, farmID, []evidence.Fact{
+		{Kind: evidence.KindProfile, AnimalID: animals[0].String(), Sex: evidence.SexMale, Date: "2024-01-01"},
+		{Kind: evidence.KindMembership, AnimalID: animals[1].String(), GroupID: groupID.String(), StartDate: "2024-01-01"}}); err != nil {
 		t.Fatal(err)
 	}
 	seen := observeSelects(d, reads) // patched

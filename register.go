@@ -317,7 +317,7 @@ type statusSets struct {
 // the register filtered by status for each page of a scroll. After a write, the sets kept
 // before it are patched for the animals it touched (patch.go).
 func (s *Service) statusSetsOn(ctx context.Context, farmID uuid.UUID, asOf string) (statusSets, error) {
-	sets, _, err := keptPatched(ctx, s, s.derived, farmID, "statuses "+asOf, func() (statusSets, error) {
+	sets, _, err := keptPatched(ctx, s, s.derived, farmID, "statuses "+asOf, append(slices.Clone(statusKinds), entryKinds...), func() (statusSets, error) {
 		notYet, err := s.notYet(ctx, farmID, asOf)
 		if err != nil {
 			return statusSets{}, err

@@ -228,7 +228,7 @@ type keptWeaning struct {
 // calves again.
 func (s *Service) weaningReport(ctx context.Context, farmID uuid.UUID, key string, q ReportQuery, st FarmSettings) (*WeaningReport, error) {
 	kinds := reportKinds[ReportWeaning]
-	k, _, err := keptPatched(ctx, s, s.derived, farmID, key, func() (*keptWeaning, error) {
+	k, _, err := keptPatched(ctx, s, s.derived, farmID, key, kinds, func() (*keptWeaning, error) {
 		facts, err := s.farmFacts(ctx, farmID, kinds...)
 		if err != nil {
 			return nil, err
@@ -288,7 +288,7 @@ type keptGain struct {
 // a write makes those of the animals it touched again.
 func (s *Service) gainReport(ctx context.Context, farmID uuid.UUID, key string, q ReportQuery) (*GainReport, error) {
 	kinds := reportKinds[ReportGain]
-	k, _, err := keptPatched(ctx, s, s.derived, farmID, key, func() (*keptGain, error) {
+	k, _, err := keptPatched(ctx, s, s.derived, farmID, key, kinds, func() (*keptGain, error) {
 		facts, err := s.farmFacts(ctx, farmID, kinds...)
 		if err != nil {
 			return nil, err

@@ -80,6 +80,12 @@ func acknowledgeField(ctx context.Context) string {
 	return `"acknowledge_withdrawal": true`
 }
 
+// boardKinds are the facts the withdrawal board reads: treatments, the memberships,
+// births and departures that decide their reach and end, and the arrivals and departures
+// that put an animal on the farm on the day asked.
+var boardKinds = slices.Concat([]string{string(evidence.KindTreatment), string(evidence.KindMembership),
+	string(evidence.KindMembershipEnd)}, departureKinds, statusKinds, entryKinds)
+
 // departureKinds are the facts that end an animal's open group memberships, as in the
 // register's profiles.
 var departureKinds = []string{string(evidence.KindMovementOut), string(evidence.KindSale), string(evidence.KindDeath)}
@@ -769,7 +775,7 @@ func (s *Service) withdrawalBoard(ctx context.Context, farmID uuid.UUID, day str
 	}
 	// A patched board's medicine names are read again for its page (fresh is false): the
 	// kept part may name a medicine renamed since.
-	return keptPatched(ctx, s, s.derived, farmID, "withdrawals "+day+" "+species, derive,
+	return keptPatched(ctx, s, s.derived, farmID, "withdrawals "+day+" "+species, boardKinds, derive,
 		func(old withdrawalBoard, touched []uuid.UUID, since int64) (withdrawalBoard, error) {
 			// A group's treatment names no animal: the animals it reaches are touched too.
 			reached, ok, err := s.groupTreatedSince(ctx, farmID, since)
