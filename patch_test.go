@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"entgo.io/contrib/entgql"
 	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
@@ -38,13 +39,16 @@ func TestPatchedAnswersMatchDerived(t *testing.T) {
 		farm := app.MustFarm(owner, "Patched")
 		rng := rand.New(rand.NewPCG(30, 6))
 		var animals, groups []uuid.UUID
+		tags := map[string]string{} // by animal id
 		newAnimal := func() {
 			sex := []string{evidence.SexFemale, evidence.SexMale}[rng.IntN(2)]
-			a, err := app.Service.CreateAnimal(ctx, farm.ID, herdbook.AnimalInput{Tag: fmt.Sprintf("P-%03d", len(animals)), Sex: &sex, BirthDate: ptr("2024-01-01")})
+			tag := fmt.Sprintf("P-%03d", len(animals))
+			a, err := app.Service.CreateAnimal(ctx, farm.ID, herdbook.AnimalInput{Tag: tag, Sex: &sex, BirthDate: ptr("2024-01-01")})
 			if err != nil {
 				t.Fatal(err)
 			}
 			animals = append(animals, a.ID)
+			tags[a.ID.String()] = tag
 		}
 		for range 30 {
 			newAnimal()
@@ -138,6 +142,31 @@ func TestPatchedAnswersMatchDerived(t *testing.T) {
 						slices.Sort(got)
 						if conn.TotalCount != len(want) || !slices.Equal(got, want) {
 							t.Fatalf("after %s, %s, register filter %+v: total %d, animals %v; derived whole %d %v", step, read, f, conn.TotalCount, got, len(want), want)
+						}
+						// Page by page, in tag order, from each page's end cursor.
+						var paged []string
+						var after *herdbook.Cursor
+						for range 20 {
+							page, err := app.Service.RegisterAnimalConnection(ctx, farm.ID, herdbook.Window{First: ptr(4), After: after},
+								&ent.AnimalOrder{Direction: entgql.OrderDirectionAsc, Field: ent.AnimalOrderFieldTag}, nil, f)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if page.TotalCount != len(want) {
+								t.Fatalf("after %s, %s, register filter %+v: a page's total %d, derived whole %d", step, read, f, page.TotalCount, len(want))
+							}
+							for _, e := range page.Edges {
+								paged = append(paged, e.Node.ID.String())
+							}
+							if !page.PageInfo.HasNextPage {
+								break
+							}
+							after = page.PageInfo.EndCursor
+						}
+						byTag := slices.Clone(paged)
+						slices.Sort(paged)
+						if !slices.Equal(paged, want) || !slices.IsSortedFunc(byTag, func(a, b string) int { return strings.Compare(tags[a], tags[b]) }) {
+							t.Fatalf("after %s, %s, register filter %+v, in pages of 4: %v, derived whole %v", step, read, f, byTag, want)
 						}
 					}
 				}

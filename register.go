@@ -178,13 +178,7 @@ func (s *Service) sexAndGroup(ctx context.Context, q *ent.AnimalQuery, farmID uu
 		q.Where(idInSet(ids))
 	}
 	if f.Group != uuid.Nil {
-		ids, err := s.filterSet(ctx, farmID, asOf, "", f.Group, func() ([]uuid.UUID, error) {
-			members, err := s.groupMembersOn(ctx, farmID, []uuid.UUID{f.Group}, asOf)
-			return members[f.Group], err
-		}, func(touched []uuid.UUID) ([]uuid.UUID, error) {
-			members, err := s.groupMembersAmong(ctx, farmID, []uuid.UUID{f.Group}, asOf, touched)
-			return members[f.Group], err
-		})
+		ids, err := s.groupSet(ctx, farmID, asOf, f.Group)
 		if err != nil {
 			return err
 		}
@@ -203,6 +197,17 @@ func (s *Service) sexSet(ctx context.Context, farmID uuid.UUID, asOf, sex string
 			return nil, err
 		}
 		return s.ofSexAmong(ctx, farmID, asOf, sex, active)
+	})
+}
+
+// groupSet is the kept set of the animals in group on asOf (filterSet).
+func (s *Service) groupSet(ctx context.Context, farmID uuid.UUID, asOf string, group uuid.UUID) ([]uuid.UUID, error) {
+	return s.filterSet(ctx, farmID, asOf, "", group, func() ([]uuid.UUID, error) {
+		members, err := s.groupMembersOn(ctx, farmID, []uuid.UUID{group}, asOf)
+		return members[group], err
+	}, func(touched []uuid.UUID) ([]uuid.UUID, error) {
+		members, err := s.groupMembersAmong(ctx, farmID, []uuid.UUID{group}, asOf, touched)
+		return members[group], err
 	})
 }
 
