@@ -704,39 +704,45 @@ func (s *Service) AnimalsByIdentifier(ctx context.Context, farmID uuid.UUID, val
 // databases read every record of the farm and tested each (40 ms on a farm of 10,000
 // animals on SQLite). On SQLite the farm term is written +farm_id, which SQLite never
 // answers from an index, so that its planner drives the statement from the union (without
-// statistics it guesses the farm's records few).
+// statistics it guesses the farm's records few). Every table of the union names the farm
+// too (the links, the facts' items, the spans' records), so that a Citus cluster sends the
+// statement to the farm's shard alone (docs/scaling.md, "Statements on one shard"); written
+// +farm_id on SQLite as well, so that no index of it is taken for the animal's or group's.
 func touchingAnimal(farmID, id uuid.UUID, spans []evidence.GroupSpan) predicate.Record {
 	return func(sel *sql.Selector) {
-		links := sql.Table(record.AnimalsTable)
-		union := sql.Dialect(sel.Dialect()).Select(links.C(record.AnimalsPrimaryKey[0])).From(links).
-			Where(sql.EQ(links.C(record.AnimalsPrimaryKey[1]), id))
-		items, facts := sql.Table(recorditem.Table).As("fact_items"), sql.Table(factanimal.Table)
-		union.Union(sql.Dialect(sel.Dialect()).Select(items.C(recorditem.FieldRecordID)).From(facts).
+		d := sql.Dialect(sel.Dialect())
+		// ofFarm is the farm term on column col.
+		ofFarm := func(col string) *sql.Predicate {
+			if sel.Dialect() == dialect.SQLite {
+				col = "+" + col
+			}
+			return sql.P(func(b *sql.Builder) { b.WriteString(col).WriteOp(sql.OpEQ).Arg(farmID) })
+		}
+		links := d.Table(record.AnimalsTable)
+		union := d.Select(links.C(record.AnimalsPrimaryKey[0])).From(links).
+			Where(sql.And(sql.EQ(links.C(record.AnimalsPrimaryKey[1]), id), ofFarm(links.C(record.FieldFarmID))))
+		items, facts := d.Table(recorditem.Table).As("fact_items"), d.Table(factanimal.Table)
+		union.Union(d.Select(items.C(recorditem.FieldRecordID)).From(facts).
 			Join(items).On(facts.C(factanimal.FieldRecordItemID), items.C(recorditem.FieldID)).
-			Where(sql.EQ(facts.C(factanimal.FieldAnimalID), id)))
+			Where(sql.And(sql.EQ(facts.C(factanimal.FieldAnimalID), id),
+				ofFarm(facts.C(factanimal.FieldFarmID)), ofFarm(items.C(recorditem.FieldFarmID)))))
 		for i, sp := range spans {
 			g, err := uuid.Parse(sp.GroupID)
 			if err != nil {
 				continue
 			}
 			start, _ := time.Parse(time.DateOnly, sp.StartDate)
-			groups, recs := sql.Table(record.GroupsTable), sql.Table(record.Table).As(fmt.Sprintf("span%d", i))
-			during := []*sql.Predicate{sql.EQ(groups.C(record.GroupsPrimaryKey[1]), g), sql.GTE(recs.C(record.FieldAppliedAt), start)}
+			groups, recs := d.Table(record.GroupsTable), d.Table(record.Table).As(fmt.Sprintf("span%d", i))
+			during := []*sql.Predicate{sql.EQ(groups.C(record.GroupsPrimaryKey[1]), g), sql.GTE(recs.C(record.FieldAppliedAt), start),
+				ofFarm(groups.C(record.FieldFarmID)), ofFarm(recs.C(record.FieldFarmID))}
 			if sp.EndDate != "" {
 				end, _ := time.Parse(time.DateOnly, sp.EndDate)
 				during = append(during, sql.LT(recs.C(record.FieldAppliedAt), end.AddDate(0, 0, 1)))
 			}
-			union.Union(sql.Dialect(sel.Dialect()).Select(groups.C(record.GroupsPrimaryKey[0])).From(groups).
+			union.Union(d.Select(groups.C(record.GroupsPrimaryKey[0])).From(groups).
 				Join(recs).On(groups.C(record.GroupsPrimaryKey[0]), recs.C(record.FieldID)).Where(sql.And(during...)))
 		}
-		farm := sel.C(record.FieldFarmID)
-		if sel.Dialect() == dialect.SQLite {
-			farm = "+" + farm
-		}
-		sel.Where(sql.And(
-			sql.P(func(b *sql.Builder) { b.WriteString(farm).WriteOp(sql.OpEQ).Arg(farmID) }),
-			sql.In(sel.C(record.FieldID), union),
-		))
+		sel.Where(sql.And(ofFarm(sel.C(record.FieldFarmID)), sql.In(sel.C(record.FieldID), union)))
 	}
 }
 
