@@ -272,39 +272,41 @@ func (s *Service) SetGroupAnimalsOn(ctx context.Context, groupID uuid.UUID, anim
 	if err != nil {
 		return nil, notFound(err, "group", groupID)
 	}
+	return g, s.setGroupAnimals(ctx, g, animalIDs, startDate)
+}
+
+// setGroupAnimals is SetGroupAnimalsOn for the group g, once loaded.
+func (s *Service) setGroupAnimals(ctx context.Context, g *ent.Group, animalIDs []uuid.UUID, startDate string) error {
 	if _, _, err := s.authorizeFarm(ctx, g.FarmID, RoleEditor, ScopeWriteAnimals); err != nil {
-		return nil, err
+		return err
 	}
 	var fe fieldErrors
 	day := s.membershipDay(ctx, &fe, g.FarmID, "start_date", startDate)
 	if err := fe.err(); err != nil {
-		return nil, err
+		return err
 	}
-	err = s.inTx(ctx, func(ctx context.Context) error {
+	return s.inTx(ctx, func(ctx context.Context) error {
 		ids, err := s.groupAnimalIDs(ctx, g.FarmID, animalIDs)
 		if err != nil {
 			return err
 		}
 		return s.setMembers(ctx, g, ids, day)
 	})
-	return g, err
 }
 
 // SetFarmGroupAnimals is SetGroupAnimalsOn for a group named under its farm (REST): a group
 // of another farm is not found. It answers the group with its members on the day the change
-// took effect.
+// took effect. The group is read by its id and farm, once (a read by id alone is a statement
+// on every shard of a Citus cluster: docs/scaling.md).
 func (s *Service) SetFarmGroupAnimals(ctx context.Context, farmID, groupID uuid.UUID, animalIDs []uuid.UUID, startDate string) (GroupView, error) {
 	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteAnimals); err != nil {
 		return GroupView{}, err
 	}
-	ok, err := s.Client(ctx).Group.Query().Where(group.FarmID(farmID), group.ID(groupID)).Exist(ctx)
+	g, err := s.Client(ctx).Group.Query().Where(group.FarmID(farmID), group.ID(groupID)).Only(ctx)
 	if err != nil {
-		return GroupView{}, err
+		return GroupView{}, notFound(err, "group", groupID)
 	}
-	if !ok {
-		return GroupView{}, Errorf(ENOTFOUND, "group %s not found", groupID)
-	}
-	if _, err := s.SetGroupAnimalsOn(ctx, groupID, animalIDs, startDate); err != nil {
+	if err := s.setGroupAnimals(ctx, g, animalIDs, startDate); err != nil {
 		return GroupView{}, err
 	}
 	if startDate == "" {

@@ -41,7 +41,6 @@ var spanningCalls = map[string]string{
 	"POST file":                  byID,
 	"POST record void":           byID,
 	"PUT animal":                 byID,
-	"PUT group animals":          byID,
 	"PUT record":                 byID,
 	"graphql Animal":             nodeByID,
 	"graphql AnimalWithdrawalOf": nodeByID,
