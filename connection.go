@@ -340,20 +340,15 @@ func (s *Service) RegisterAnimalConnection(ctx context.Context, farmID uuid.UUID
 	if err != nil {
 		return nil, err
 	}
+	pageCtx := ctx
 	if ok {
 		q.Where(animal.IDIn(page...))
-	} else {
-		total = -1
-		if err := s.sexAndGroup(ctx, q, farmID, asOf, f); err != nil {
-			return nil, err
-		}
-	}
-	pageCtx := ctx
-	if total >= 0 {
 		pageCtx = withoutTotal(ctx)
+	} else if err := s.sexAndGroup(ctx, q, farmID, asOf, f); err != nil {
+		return nil, err
 	}
 	c, err := q.Paginate(pageCtx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
-	if err == nil && total >= 0 {
+	if err == nil && ok {
 		c.TotalCount = total
 	}
 	notePageAnimals(ctx, c)

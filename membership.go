@@ -29,29 +29,12 @@ import (
 // per request and farm.
 func (s *Service) todayOnFarm(ctx context.Context, farmID uuid.UUID) string {
 	now := s.nowUTC()
-	load := func() (FarmSettings, error) { return s.settings(ctx, farmID) }
-	var fs FarmSettings
-	var err error
-	if st := requestFrom(ctx); st != nil {
-		b, _ := st.batches.LoadOrStore("farm-settings "+farmID.String(), &settingsOnce{})
-		so := b.(*settingsOnce)
-		so.once.Do(func() { so.fs, so.err = load() })
-		fs, err = so.fs, so.err
-	} else {
-		fs, err = load()
-	}
+	fs, err := onceInRequest(ctx, "farm-settings "+farmID.String(), func() (FarmSettings, error) { return s.settings(ctx, farmID) })
 	if err != nil {
 		return now.Format(time.DateOnly)
 	}
 	day, _ := fs.DefaultDay(now)
 	return day
-}
-
-// settingsOnce is a farm's settings, read once per request.
-type settingsOnce struct {
-	once sync.Once
-	fs   FarmSettings
-	err  error
 }
 
 // membershipDay reads the optional start date of a membership write: a calendar date, or

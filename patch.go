@@ -85,43 +85,34 @@ func (s *Service) readTouchedSince(ctx context.Context, farmID uuid.UUID, seq in
 	return ids, len(ids) <= touchedCap, nil
 }
 
-// keptPatched is keptUpdated (below) for an answer made of each animal's own part: on a miss
-// it takes the newest answer of the same name kept at an earlier position and patch makes it
-// current for the animals touched since its position (touchedSince), or derive makes it whole
-// when none is kept or too many animals changed. patch must not change the answer nor the
-// animals it is given (they are shared) and must answer for touched exactly what derive would; it is given the kept
-// answer's position too, for what else it must read of the writes since. Without patch, every
-// miss is derived whole.
-//
-// kinds are the fact kinds the answer reads: a write of other kinds alone that changed no
-// animal leaves it as it was (keptUnless), which two statements tell before any animal's
-// facts are read.
+// keptPatched is keptUpdated (below) for an answer made of each animal's own part, read from
+// the facts of kinds: on a miss it takes the newest answer of the same name kept at an
+// earlier position. A write of other kinds alone that changed no animal leaves it as it was
+// (unchangedFor, two statements, as keptUnless); otherwise patch makes it current for the
+// animals touched since its position (touchedSince), or derive makes it whole when none is
+// kept or too many animals changed. patch must not change the answer nor the animals it is
+// given (they are shared) and must answer for touched exactly what derive would; it is given
+// the kept answer's position too, for what else it must read of the writes since.
 func keptPatched[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, name string, kinds []string,
 	derive func() (T, error), patch func(old T, touched []uuid.UUID, since int64) (T, error)) (out T, whole bool, err error) {
-	var update func(old T, at int64) (T, bool, error)
-	if patch != nil {
-		update = func(old T, at int64) (T, bool, error) {
-			if kinds != nil {
-				if same, err := s.unchangedFor(ctx, farmID, at, kinds); err != nil || same {
-					return old, err == nil, err
-				}
-			}
-			touched, ok, err := s.touchedSince(ctx, farmID, at)
-			if err != nil || !ok {
-				var zero T
-				return zero, false, err
-			}
-			out, err := patch(old, touched, at)
-			return out, err == nil, err
+	return keptUpdated(ctx, s, c, farmID, name, derive, func(old T, at int64) (T, bool, error) {
+		if same, err := s.unchangedFor(ctx, farmID, at, kinds); err != nil || same {
+			return old, err == nil, err
 		}
-	}
-	return keptUpdated(ctx, s, c, farmID, name, derive, update)
+		touched, ok, err := s.touchedSince(ctx, farmID, at)
+		if err != nil || !ok {
+			var zero T
+			return zero, false, err
+		}
+		out, err := patch(old, touched, at)
+		return out, err == nil, err
+	})
 }
 
-// keptUpdated answers name at the farm's current change position (derived.go): the answer kept there, else
-// the newest one kept at an earlier position brought up to date by update (which answers
-// false when it cannot, and must not change the kept answer it is given), else derive's. The
-// answer is kept at the current position; whole tells that derive made it.
+// keptUpdated answers name at the farm's current change position (derived.go): the answer
+// kept there, else the newest one kept at an earlier position brought up to date by update
+// (which answers false when it cannot, and must not change the kept answer it is given), else
+// derive's. The answer is kept at the current position; whole tells that derive made it.
 func keptUpdated[T any](ctx context.Context, s *Service, c *derivedCache, farmID uuid.UUID, name string,
 	derive func() (T, error), update func(old T, at int64) (T, bool, error)) (out T, whole bool, err error) {
 	if deriveAfresh(ctx) {
@@ -146,7 +137,7 @@ func keptUpdated[T any](ctx context.Context, s *Service, c *derivedCache, farmID
 		whole bool
 	}
 	m, err := onceInRequest(ctx, fmt.Sprintf("kept %p %s %d %s", c, farmID, seq, name), func() (made, error) {
-		if v, at, ok := c.newest(farmID, name); ok && at < seq && update != nil {
+		if v, at, ok := c.newest(farmID, name); ok && at < seq {
 			out, ok, err := update(v.(T), at)
 			if err != nil {
 				return made{out, false}, err
@@ -219,6 +210,26 @@ func (s *Service) changedSince(ctx context.Context, farmID uuid.UUID, seq int64)
 		}
 		return ch, nil
 	})
+}
+
+// idSet is ids as a set of their strings: the animals a patch makes again, as facts name them.
+func idSet(ids []uuid.UUID) map[string]bool {
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		out[id.String()] = true
+	}
+	return out
+}
+
+// uuidsOf are the ids of a set (idSet) that parse.
+func uuidsOf(set map[string]bool) []uuid.UUID {
+	out := make([]uuid.UUID, 0, len(set))
+	for id := range set {
+		if u, err := uuid.Parse(id); err == nil {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // patchSet is a kept set of animals made current for touched: the touched animals leave it,

@@ -92,13 +92,6 @@ func (fp *farmParentage) activeProfiles(load func() ([]*ent.Animal, error)) ([]*
 	return fp.animals, fp.profiles, nil
 }
 
-// parentageLoad is the request's load of one farm's parentage.
-type parentageLoad struct {
-	once sync.Once
-	fp   *farmParentage
-	err  error
-}
-
 // parentageKinds are the fact kinds the parentage reads: births, pedigrees (a bought-in
 // animal's papers), DNA results and embryo transfers for the parents, and what the birth review (services, scans, memberships) and the
 // profiles of bulls need.
@@ -113,14 +106,7 @@ var parentageKinds = []string{string(evidence.KindBirth), string(evidence.KindDN
 // loaded already: two statements (the settings and the facts) otherwise. The caller checked
 // the viewer's membership.
 func (s *Service) parentage(ctx context.Context, farmID uuid.UUID) (*farmParentage, error) {
-	st := requestFrom(ctx)
-	if st == nil {
-		return s.loadParentage(ctx, farmID)
-	}
-	b, _ := st.batches.LoadOrStore("parentage "+farmID.String(), &parentageLoad{})
-	l := b.(*parentageLoad)
-	l.once.Do(func() { l.fp, l.err = s.loadParentage(ctx, farmID) })
-	return l.fp, l.err
+	return onceInRequest(ctx, "parentage "+farmID.String(), func() (*farmParentage, error) { return s.loadParentage(ctx, farmID) })
 }
 
 func (s *Service) loadParentage(ctx context.Context, farmID uuid.UUID) (*farmParentage, error) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"entgo.io/contrib/entgql"
@@ -345,10 +344,7 @@ func (s *Service) statusSetsOn(ctx context.Context, farmID uuid.UUID, asOf strin
 			return statusSets{}, err
 		}
 		var departures []evidence.Fact
-		mine := make(map[string]bool, len(touched))
-		for _, id := range touched {
-			mine[id.String()] = true
-		}
+		mine := idSet(touched)
 		for _, f := range facts {
 			if day := factDay(f); slices.Contains(statusKinds, string(f.Kind)) && day != "" && day <= asOf && mine[strings.ToLower(f.AnimalID)] {
 				departures = append(departures, f)
@@ -486,21 +482,13 @@ func (s *Service) animalFacts(ctx context.Context, farmID uuid.UUID, ids []uuid.
 	// An animal's page asks for the one animal's facts from several resolvers (its profile,
 	// weights, offspring, timeline): the request reads them once. The request forgets them at
 	// its first write (request.go), and a transaction reads its own.
-	st := requestFrom(ctx)
-	if st == nil || len(ids) != 1 || ent.TxFromContext(ctx) != nil {
+	if len(ids) != 1 || ent.TxFromContext(ctx) != nil {
 		return s.animalFactsOf(ctx, farmID, ids, nil)
 	}
-	b, _ := st.batches.LoadOrStore("animal-facts "+farmID.String()+" "+ids[0].String(), &factsOnce{})
-	fo := b.(*factsOnce)
-	fo.once.Do(func() { fo.facts, fo.err = s.animalFactsOf(ctx, farmID, ids, nil) })
-	return slices.Clone(fo.facts), fo.err
-}
-
-// factsOnce is one animal's facts, read once in a request.
-type factsOnce struct {
-	once  sync.Once
-	facts []evidence.Fact
-	err   error
+	facts, err := onceInRequest(ctx, "animal-facts "+farmID.String()+" "+ids[0].String(), func() ([]evidence.Fact, error) {
+		return s.animalFactsOf(ctx, farmID, ids, nil)
+	})
+	return slices.Clone(facts), err
 }
 
 // animalFactsOf is animalFacts keeping only the facts of the given kinds (all when nil).

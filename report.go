@@ -251,8 +251,9 @@ func (s *Service) weaningReport(ctx context.Context, farmID uuid.UUID, key strin
 		}
 		// The dams of those calves that are not among them: their facts in one more statement.
 		dams := map[string]bool{}
-		for id, own := range factsByAnimal(facts) {
-			if p := evidence.ProfileOf(id, "9999-12-31", own); of[id] && p.DamID != nil && !of[*p.DamID] {
+		byAnimal := factsByAnimal(facts)
+		for id := range of {
+			if p := evidence.ProfileOf(id, "9999-12-31", byAnimal[id]); p.DamID != nil && !of[*p.DamID] {
 				dams[*p.DamID] = true
 			}
 		}
@@ -327,26 +328,6 @@ func (s *Service) gainReport(ctx context.Context, farmID uuid.UUID, key string, 
 		return nil, err
 	}
 	return k.report, nil
-}
-
-// idSet is ids as a set of their strings.
-func idSet(ids []uuid.UUID) map[string]bool {
-	out := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		out[id.String()] = true
-	}
-	return out
-}
-
-// uuidsOf are the ids of a set (idSet) that parse.
-func uuidsOf(set map[string]bool) []uuid.UUID {
-	out := make([]uuid.UUID, 0, len(set))
-	for id := range set {
-		if u, err := uuid.Parse(id); err == nil {
-			out = append(out, u)
-		}
-	}
-	return out
 }
 
 // factsByAnimal are the facts by each animal they name, in any role.

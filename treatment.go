@@ -795,10 +795,7 @@ func (s *Service) withdrawalBoard(ctx context.Context, farmID uuid.UUID, day str
 			if err != nil {
 				return withdrawalBoard{}, err
 			}
-			mine := make(map[string]bool, len(touched))
-			for _, id := range touched {
-				mine[id.String()] = true
-			}
+			mine := idSet(touched)
 			var theirs []*withdrawal.Status
 			for _, st := range wf.history.Withheld(day) {
 				if mine[strings.ToLower(st.AnimalID)] {
