@@ -1,55 +1,12 @@
 package herdbook
 
 import (
-	"entgo.io/ent/dialect/sql"
-	"github.com/google/uuid"
+	"github.com/herdbook/herdbook/internal/db/citus"
 )
 
-// Statements name the farm (issue 30.3, docs/scaling.md "Statements name the farm"). On a
-// Citus cluster every farm table is distributed by its farm_id, and a statement goes to one
-// shard only when every farm table in it is filtered by the farm: a table filtered by its
-// parent's farm alone, or by ids alone, makes it a statement on every shard. The helpers
-// below add the farm where a farm's request already knows it. On PostgreSQL and SQLite they
-// change no answer (a row's farm_id is its parent's) and no statement count.
-
-// farmOf is a predicate of any farm table's query (ent's predicate.X is a func of the
-// selector): the rows of the farms given, by the table's own farm_id. With one farm it is an
-// equality, which a cluster routes to that farm's shard.
-// Without farms it keeps every row (a caller that does not know its farm).
-func farmOf(farms ...uuid.UUID) func(*sql.Selector) {
-	return func(s *sql.Selector) {
-		if len(farms) > 0 {
-			s.Where(farmColumnIn(s.C("farm_id"), farms))
-		}
-	}
-}
-
-// linkedOf is farmOf for ent's eager loading of a many-to-many edge through its link table
-// (a record's animals, groups and files, a task's animals): the neighbours and the link
-// rows, both of the farms given. ent joins the link table after the caller's predicates are
-// added, so the link's column is found when the statement is written.
-func linkedOf(link string, farms ...uuid.UUID) func(*sql.Selector) {
-	return func(s *sql.Selector) {
-		if len(farms) == 0 {
-			return
-		}
-		s.Where(sql.And(farmColumnIn(s.C("farm_id"), farms), sql.P(func(b *sql.Builder) {
-			col := s.C("farm_id") // never taken: ent's loader always joins the link
-			if t, ok := s.JoinedTable(link); ok {
-				col = t.C("farm_id")
-			}
-			b.Join(farmColumnIn(col, farms))
-		})))
-	}
-}
-
-func farmColumnIn(col string, farms []uuid.UUID) *sql.Predicate {
-	if len(farms) == 1 {
-		return sql.EQ(col, farms[0])
-	}
-	ids := make([]any, len(farms))
-	for i, f := range farms {
-		ids[i] = f
-	}
-	return sql.In(col, ids...)
-}
+// Statements name the farm (issue 30.3): farmOf and linkedOf, in internal/db/citus, add the
+// farm to a query where a farm's request already knows it.
+var (
+	farmOf   = citus.FarmOf
+	linkedOf = citus.LinkedOf
+)

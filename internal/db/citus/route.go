@@ -1,0 +1,56 @@
+package citus
+
+import (
+	"entgo.io/ent/dialect/sql"
+	"github.com/google/uuid"
+)
+
+// Statements name the farm (issue 30.3, docs/scaling.md "Statements name the farm"). On a
+// cluster every farm table is distributed by its farm_id, and a statement goes to one shard
+// only when every farm table in it is filtered by the farm: a table filtered by its parent's
+// farm alone, or by ids alone, makes it a statement on every shard (and a join of two farm
+// tables on ids alone one that Citus refuses). FarmOf and LinkedOf add the farm to ent's
+// queries where the caller knows it. On PostgreSQL and SQLite they change no answer (a row's
+// farm_id is its parent's) and no statement count.
+
+// FarmOf is a predicate of any farm table's query (ent's predicate.X is a func of the
+// selector): the rows of the farms given, by the table's own farm_id. With one farm it is an
+// equality, which a cluster routes to that farm's shard. Without farms it keeps every row (a
+// caller that does not know its farm).
+func FarmOf(farms ...uuid.UUID) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		if len(farms) > 0 {
+			s.Where(farmColumnIn(s.C("farm_id"), farms))
+		}
+	}
+}
+
+// LinkedOf is FarmOf for ent's eager loading of a many-to-many edge through its link table
+// (a record's animals, groups and files, a task's animals): the neighbours and the link
+// rows, both of the farms given. ent joins the link table after the caller's predicates are
+// added, so the link's column is found when the statement is written.
+func LinkedOf(link string, farms ...uuid.UUID) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		if len(farms) == 0 {
+			return
+		}
+		s.Where(sql.And(farmColumnIn(s.C("farm_id"), farms), sql.P(func(b *sql.Builder) {
+			col := s.C("farm_id") // never taken: ent's loader always joins the link
+			if t, ok := s.JoinedTable(link); ok {
+				col = t.C("farm_id")
+			}
+			b.Join(farmColumnIn(col, farms))
+		})))
+	}
+}
+
+func farmColumnIn(col string, farms []uuid.UUID) *sql.Predicate {
+	if len(farms) == 1 {
+		return sql.EQ(col, farms[0])
+	}
+	ids := make([]any, len(farms))
+	for i, f := range farms {
+		ids[i] = f
+	}
+	return sql.In(col, ids...)
+}
