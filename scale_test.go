@@ -202,28 +202,7 @@ func scaleFarmOf(b *testing.B, dia string, cell scaleCell, prefix string) (*herd
 		if _, err := d.SQL.ExecContext(ctx, "ANALYZE"); err != nil {
 			b.Fatal(err)
 		}
-		// NewApp registers its OAuth client again on every run: the previous run's tokens,
-		// grants and codes of that client go first (they reference it).
-		const client = "(SELECT id FROM oauth_clients WHERE client_id = 'test-client')"
-		for _, table := range []string{"access_tokens", "refresh_tokens", "oauth_codes", "device_authorizations", "oauth_grants"} {
-			if _, err := d.SQL.ExecContext(ctx, "DELETE FROM "+table+" WHERE client_id IN "+client); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if _, err := d.SQL.ExecContext(ctx, "DELETE FROM oauth_clients WHERE client_id = 'test-client'"); err != nil {
-			b.Fatal(err)
-		}
-		// And the previous run's owner (MustUser numbers its users from 1 on every run).
-		const owners = "(SELECT id FROM users WHERE phone_number_local LIKE '+1555%')"
-		for _, table := range []string{"access_tokens", "refresh_tokens", "oauth_codes", "device_authorizations", "oauth_grants",
-			"api_keys", "browser_sessions", "farm_members"} {
-			if _, err := d.SQL.ExecContext(ctx, "DELETE FROM "+table+" WHERE user_id IN "+owners); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if _, err := d.SQL.ExecContext(ctx, "DELETE FROM users WHERE id IN "+owners); err != nil {
-			b.Fatal(err)
-		}
+		forgetEarlierApps(b, d)
 	default:
 		b.Skipf("unknown dialect %s", dia)
 	}
@@ -239,6 +218,36 @@ func scaleFarmOf(b *testing.B, dia string, cell scaleCell, prefix string) (*herd
 	owner := app.MustUser()
 	app.MustMember(farmID, owner, herdbook.RoleOwner)
 	return app, farmID, owner
+}
+
+// forgetEarlierApps removes what an earlier run's herdbooktest.NewApp left in a kept
+// PostgreSQL schema: NewApp registers its OAuth client again on every run, and MustUser
+// numbers its users from 1.
+func forgetEarlierApps(b *testing.B, d *db.DB) {
+	b.Helper()
+	ctx := context.Background()
+	// NewApp registers its OAuth client again on every run: the previous run's tokens,
+	// grants and codes of that client go first (they reference it).
+	const client = "(SELECT id FROM oauth_clients WHERE client_id = 'test-client')"
+	for _, table := range []string{"access_tokens", "refresh_tokens", "oauth_codes", "device_authorizations", "oauth_grants"} {
+		if _, err := d.SQL.ExecContext(ctx, "DELETE FROM "+table+" WHERE client_id IN "+client); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := d.SQL.ExecContext(ctx, "DELETE FROM oauth_clients WHERE client_id = 'test-client'"); err != nil {
+		b.Fatal(err)
+	}
+	// And the previous run's owner (MustUser numbers its users from 1 on every run).
+	const owners = "(SELECT id FROM users WHERE phone_number_local LIKE '+1555%')"
+	for _, table := range []string{"access_tokens", "refresh_tokens", "oauth_codes", "device_authorizations", "oauth_grants",
+		"api_keys", "browser_sessions", "farm_members"} {
+		if _, err := d.SQL.ExecContext(ctx, "DELETE FROM "+table+" WHERE user_id IN "+owners); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := d.SQL.ExecContext(ctx, "DELETE FROM users WHERE id IN "+owners); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // cpuTime is the user and system CPU this process has used.
