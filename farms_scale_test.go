@@ -561,14 +561,17 @@ func loadavg() string {
 //   - busy: the big farm is asked the same requests in a third loop,
 //   - moving: the big farm, busy, is isolated to a shard of its own
 //     (isolate_tenant_to_new_shard with CASCADE, every colocated table) and that shard
-//     moved to another worker (citus_move_shard_placement), both online (logical
-//     replication: the workers need wal_level = logical),
+//     moved to another worker (citus_move_shard_placement), both with the transfer mode
+//     HERDBOOK_BENCH_FARMS_TRANSFER (block_writes; auto, the online transfer by logical
+//     replication, needs wal_level = logical and citus in output_plugin_libraries on the
+//     workers, and stalled here),
 //   - busyAfter, quietAfter: the same as busy and quiet on the new placement.
 //
 // quiet and busy alternate for HERDBOOK_BENCH_FARMS_ROUNDS rounds (3) of
 // HERDBOOK_BENCH_FARMS_SECONDS (8) each, then moving, then busyAfter and quietAfter the same.
 // It logs each phase's p50 and p99 of each loop (median over the rounds), its requests a
-// second and its failures, with the machine's load. A farm is isolated once: a later run
+// second, its failures and the databases' CPU a request (of all loops), with the machine's
+// load. A farm is isolated once: a later run
 // finds its shard isolated and only moves it to the other worker again.
 //
 //	HERDBOOK_BENCH_FARMS_URLS='citus2=postgres://127.0.0.1:9720/test?sslmode=disable' \
@@ -580,6 +583,12 @@ func BenchmarkFarmsIsolation(b *testing.B) {
 	}
 	if v, err := strconv.Atoi(os.Getenv("HERDBOOK_BENCH_FARMS_SECONDS")); err == nil && v > 0 {
 		secs = v
+	}
+	// block_writes: the online transfer ('auto', logical replication) stalled on this
+	// workload (docs/scaling.md).
+	mode := "block_writes"
+	if v := os.Getenv("HERDBOOK_BENCH_FARMS_TRANSFER"); v != "" {
+		mode = v
 	}
 	for _, t := range farmsTargets(b) {
 		b.Run(t.name, func(b *testing.B) {
@@ -735,8 +744,11 @@ func BenchmarkFarmsIsolation(b *testing.B) {
 				shard := bigShard
 				if !isolated {
 					t0 := time.Now()
-					if err := sqlDB.QueryRowContext(ctx, "SELECT isolate_tenant_to_new_shard($1::regclass, $2::uuid, cascade_option => 'CASCADE')",
-						farms, env.big.String()).Scan(&shard); err != nil {
+					// A stalled transfer is cancelled, and Citus cleans up after it.
+					tctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+					defer cancel()
+					if err := sqlDB.QueryRowContext(tctx, `SELECT isolate_tenant_to_new_shard($1::regclass, $2::uuid, cascade_option => 'CASCADE',
+						shard_transfer_mode => $3::citus.shard_transfer_mode)`, farms, env.big.String(), mode).Scan(&shard); err != nil {
 						b.Fatalf("isolate_tenant_to_new_shard: %v", err)
 					}
 					isolateTook = time.Since(t0)
@@ -748,7 +760,9 @@ func BenchmarkFarmsIsolation(b *testing.B) {
 					b.Fatal(err)
 				}
 				t0 := time.Now()
-				if _, err := sqlDB.ExecContext(ctx, "SELECT citus_move_shard_placement($1, $2, $3)", shard, bigNode, to); err != nil {
+				tctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+				defer cancel()
+				if _, err := sqlDB.ExecContext(tctx, "SELECT citus_move_shard_placement($1, $2, $3, $4::citus.shard_transfer_mode)", shard, bigNode, to, mode); err != nil {
 					b.Fatalf("citus_move_shard_placement: %v", err)
 				}
 				moveTook = time.Since(t0)
@@ -759,8 +773,8 @@ func BenchmarkFarmsIsolation(b *testing.B) {
 				run("quietAfter", r, false, nil)
 			}
 			shard, _, port, iso := shardOf(env.big)
-			farmsLog("%s: big farm now on shard %d (port %d, isolated %v); isolate %s, move %s",
-				t.name, shard, port, iso, isolateTook.Round(time.Millisecond), moveTook.Round(time.Millisecond))
+			farmsLog("%s: big farm now on shard %d (port %d, isolated %v); isolate %s, move %s (%s)",
+				t.name, shard, port, iso, isolateTook.Round(time.Millisecond), moveTook.Round(time.Millisecond), mode)
 
 			// The table: each phase and loop, the median over its rounds of p50 and p99,
 			// requests a second and failures.
@@ -776,12 +790,11 @@ func BenchmarkFarmsIsolation(b *testing.B) {
 					loops = append(loops, l+" "+op.name)
 				}
 			}
-			farmsLog("%s: phase | loop | p50 ms | p99 ms | req/s | failed | db-cpu s | load", t.name)
+			farmsLog("%s: phase | loop | p50 ms | p99 ms | req/s | failed | db-cpu ms/req | load", t.name)
 			for _, ph := range []string{"quiet", "busy", "moving", "busyAfter", "quietAfter"} {
 				for _, l := range loops {
-					var p50, p99, rate []float64
+					var p50, p99, rate, dbcpu []float64
 					failed, n := 0, 0
-					var dbcpu time.Duration
 					var loads []string
 					for _, pr := range runs {
 						if pr.name != ph {
@@ -802,14 +815,21 @@ func BenchmarkFarmsIsolation(b *testing.B) {
 						n += len(ts)
 						p50, p99 = append(p50, ms(pct(ts, 0.5))), append(p99, ms(pct(ts, 0.99)))
 						rate = append(rate, float64(len(ts))/pr.took.Seconds())
-						dbcpu += pr.db
+						// The databases' CPU of the phase a request of any loop.
+						all := 0
+						for _, s := range samples {
+							if s.phase == ph && s.round == pr.round && !strings.Contains(s.loop, " ") {
+								all++
+							}
+						}
+						dbcpu = append(dbcpu, ms(pr.db)/float64(all))
 						loads = append(loads, pr.load)
 					}
 					if n == 0 {
 						continue
 					}
 					farmsLog("%s: %s | %s | %.1f | %.1f | %.0f | %d of %d | %.1f | %s", t.name, ph, l, median(p50), median(p99), median(rate),
-						failed, n, dbcpu.Seconds(), strings.Join(loads, " "))
+						failed, n, median(dbcpu), strings.Join(loads, " "))
 				}
 			}
 			for msg, n := range errs {
