@@ -88,10 +88,27 @@ func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput
 	if err != nil {
 		return nil, err
 	}
+	return s.updateAnimal(ctx, a, in)
+}
+
+// UpdateFarmAnimal is UpdateAnimal for a path that names the animal's farm: every statement
+// names the farm too (on a cluster, its shard).
+func (s *Service) UpdateFarmAnimal(ctx context.Context, farmID, id uuid.UUID, in AnimalInput) (*ent.Animal, error) {
+	if _, _, err := s.authorizeFarm(ctx, farmID, RoleEditor, ScopeWriteAnimals); err != nil {
+		return nil, err
+	}
+	a, err := s.Client(ctx).Animal.Query().Where(animal.FarmID(farmID), animal.ID(id)).Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "animal", id)
+	}
+	return s.updateAnimal(ctx, a, in)
+}
+
+func (s *Service) updateAnimal(ctx context.Context, a *ent.Animal, in AnimalInput) (*ent.Animal, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	err = s.inTx(ctx, func(ctx context.Context) (err error) {
+	err := s.inTx(ctx, func(ctx context.Context) (err error) {
 		if err := s.checkParents(ctx, a.FarmID, a.ID, &in); err != nil {
 			return err
 		}
@@ -104,13 +121,15 @@ func (s *Service) UpdateAnimal(ctx context.Context, id uuid.UUID, in AnimalInput
 			// updated_at, no place in the change feed, no animal.updated webhook.
 			return nil
 		}
-		u := s.Client(ctx).Animal.UpdateOne(a).SetTag(tagValue(in.Tag))
-		if in.Name != nil {
-			u.SetName(*in.Name)
-		} else {
-			u.ClearName()
-		}
-		if a, err = u.Save(ctx); err != nil {
+		a, err = updateAnimalOf(ctx, s.Client(ctx), a.FarmID, a.ID, func(u *ent.AnimalMutation) {
+			u.SetTag(tagValue(in.Tag))
+			if in.Name != nil {
+				u.SetName(*in.Name)
+			} else {
+				u.ClearName()
+			}
+		})
+		if err != nil {
 			return err
 		}
 		return registerField(eidField(s.writeFacts(ctx, a.FarmID, facts, false)), facts)
@@ -178,7 +197,8 @@ func (s *Service) DeleteAnimal(ctx context.Context, id uuid.UUID) error {
 		return err
 	}
 	return s.inTx(ctx, func(ctx context.Context) error {
-		return s.Client(ctx).Animal.UpdateOne(a).SetIsActive(false).Exec(ctx)
+		_, err := updateAnimalOf(ctx, s.Client(ctx), a.FarmID, a.ID, func(u *ent.AnimalMutation) { u.SetIsActive(false) })
+		return err
 	})
 }
 
@@ -186,9 +206,13 @@ func (s *Service) animalFor(ctx context.Context, id uuid.UUID, min Role, scope s
 	if _, err := authenticate(ctx, scope); err != nil {
 		return nil, err
 	}
-	a, err := s.Client(ctx).Animal.Get(ctx, id)
+	// By id alone, but on the request's hinted farm first (nodeOnHintedFarm).
+	a, err := nodeOnHintedFarm(ctx, func(ctx context.Context) (*ent.Animal, error) {
+		a, err := s.Client(ctx).Animal.Get(ctx, id)
+		return a, notFound(err, "animal", id)
+	})
 	if err != nil {
-		return nil, notFound(err, "animal", id)
+		return nil, err
 	}
 	if _, _, err := s.authorizeFarm(ctx, a.FarmID, min, scope); err != nil {
 		return nil, err

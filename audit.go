@@ -16,6 +16,7 @@ import (
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/schema/onfarm"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/ent/schema/trail"
 )
@@ -89,7 +90,7 @@ func (s *Service) voidRecord(ctx context.Context, farmID, id uuid.UUID, action, 
 		if err != nil {
 			return notFound(err, "record", id)
 		}
-		r, err = old.Update().SetIsActive(false).Save(ctx)
+		r, err = updateRecordOf(ctx, s.Client(ctx), farmID, old.ID, func(m *ent.RecordMutation) { m.SetIsActive(false) })
 		return err
 	})
 	return r, err
@@ -225,7 +226,7 @@ func (s *Service) VoidRecordItem(ctx context.Context, farmID, recordID, itemID u
 		// number, so the records feed (and a kept register synced by it), the webhooks and
 		// the register's kept filter sets (filterset.go) see the void. Only its update
 		// stamp changes, which the trail counts as bookkeeping: the void is its one entry.
-		return s.Client(ctx).Record.Update().Where(record.ID(recordID)).Exec(ctx)
+		return s.Client(ctx).Record.Update().Where(record.ID(recordID), record.FarmID(farmID)).Exec(onfarm.With(ctx, farmID))
 	})
 	return out, err
 }

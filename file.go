@@ -25,6 +25,7 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/filerecord"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/schema/onfarm"
 	"github.com/herdbook/herdbook/internal/blob"
 )
 
@@ -535,7 +536,7 @@ func (s *Service) UploadFiles(ctx context.Context, form UploadForm) ([]*ent.File
 		}
 		// The record now lists the files: a change of the record, as the file's hook makes it
 		// when a file's links change (track.File).
-		return c.Record.Update().Where(record.ID(*recordID), record.FarmID(farmID)).Exec(ctx)
+		return c.Record.Update().Where(record.ID(*recordID), record.FarmID(farmID)).Exec(onfarm.With(ctx, farmID))
 	})
 	if err != nil {
 		cleanup()

@@ -11,13 +11,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
-	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/changecounter"
 	"github.com/herdbook/herdbook/ent/farm"
 	"github.com/herdbook/herdbook/ent/farmmember"
-	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recordanimal"
+	"github.com/herdbook/herdbook/ent/recordgroup"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/schema/onfarm"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/evidence"
 )
@@ -462,16 +463,21 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 		if err != nil {
 			return err
 		}
-		// Already-connected ids are skipped: the join tables refuse duplicates.
+		// Already-connected ids are skipped: the join tables refuse duplicates. The links
+		// are read from the link tables, with the farm.
 		if len(animals) > 0 {
-			have, err := old.QueryAnimals().Where(animal.IDIn(animals...)).IDs(IncludeInactive(ctx))
+			var have []uuid.UUID
+			err := c.RecordAnimal.Query().Where(recordanimal.FarmID(farmID), recordanimal.RecordID(id), recordanimal.AnimalIDIn(animals...)).
+				Select(recordanimal.FieldAnimalID).Scan(ctx, &have)
 			if err != nil {
 				return err
 			}
 			animals = without(animals, have)
 		}
 		if len(groups) > 0 {
-			have, err := old.QueryGroups().Where(group.IDIn(groups...)).IDs(IncludeInactive(ctx))
+			var have []uuid.UUID
+			err := c.RecordGroup.Query().Where(recordgroup.FarmID(farmID), recordgroup.RecordID(id), recordgroup.GroupIDIn(groups...)).
+				Select(recordgroup.FieldGroupID).Scan(ctx, &have)
 			if err != nil {
 				return err
 			}
@@ -480,7 +486,7 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 		if len(p.Items) > 0 {
 			// Appended items count with those the record has (inactive ones too: they are
 			// kept, and an administrator may show them).
-			have, err := c.RecordItem.Query().Where(recorditem.RecordID(id)).Count(IncludeInactive(ctx))
+			have, err := c.RecordItem.Query().Where(recorditem.FarmID(farmID), recorditem.RecordID(id)).Count(IncludeInactive(ctx))
 			if err != nil {
 				return err
 			}
@@ -509,27 +515,28 @@ func (s *Service) UpdateRecord(ctx context.Context, farmID, id uuid.UUID, p Reco
 			r = old
 			return nil
 		}
-		u := old.Update()
-		if p.Name != nil {
-			u.SetName(strings.TrimSpace(*p.Name))
-		}
-		if p.Type != nil {
-			u.SetType(record.Type(*p.Type))
-		}
-		if p.AppliedAt != nil {
-			u.SetAppliedAt(p.AppliedAt.UTC())
-		}
-		if p.AcknowledgeWithdrawal {
-			u.SetAcknowledgeWithdrawal(true)
-		}
-		if p.Description.Set {
-			if p.Description.Value == nil {
-				u.ClearDescription()
-			} else {
-				u.SetDescription(*p.Description.Value)
+		r, err = updateRecordOf(ctx, c, farmID, id, func(u *ent.RecordMutation) {
+			if p.Name != nil {
+				u.SetName(strings.TrimSpace(*p.Name))
 			}
-		}
-		if r, err = u.Save(ctx); err != nil {
+			if p.Type != nil {
+				u.SetType(record.Type(*p.Type))
+			}
+			if p.AppliedAt != nil {
+				u.SetAppliedAt(p.AppliedAt.UTC())
+			}
+			if p.AcknowledgeWithdrawal {
+				u.SetAcknowledgeWithdrawal(true)
+			}
+			if p.Description.Set {
+				if p.Description.Value == nil {
+					u.ClearDescription()
+				} else {
+					u.SetDescription(*p.Description.Value)
+				}
+			}
+		})
+		if err != nil {
 			return err
 		}
 		var links RecordLinks
@@ -571,7 +578,7 @@ func (s *Service) DeleteRecord(ctx context.Context, farmID, id uuid.UUID) error 
 		return err
 	}
 	return s.inTx(ctx, func(ctx context.Context) error {
-		n, err := s.Client(ctx).Record.Update().Where(record.FarmID(farmID), record.ID(id), record.IsActive(true)).SetIsActive(false).Save(ctx)
+		n, err := s.Client(ctx).Record.Update().Where(record.FarmID(farmID), record.ID(id), record.IsActive(true)).SetIsActive(false).Save(onfarm.With(ctx, farmID))
 		if err != nil {
 			return err
 		}

@@ -1165,7 +1165,8 @@ func (s *Service) DeleteFarmAnimal(ctx context.Context, farmID, id uuid.UUID) er
 		if err != nil {
 			return notFound(err, "animal", id)
 		}
-		return s.Client(ctx).Animal.UpdateOne(a).SetIsActive(false).Exec(ctx)
+		_, err = updateAnimalOf(ctx, s.Client(ctx), farmID, a.ID, func(u *ent.AnimalMutation) { u.SetIsActive(false) })
+		return err
 	})
 }
 

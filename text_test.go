@@ -156,6 +156,8 @@ func TestTextRuleCoversEveryInput(t *testing.T) {
 			BirthDate: ptr("2024-01-01"), Breed: ptr("Angus"), EID: ptr("982000000000001")}}},
 		{method: "UpdateAnimal", args: []any{animal.ID, herdbook.AnimalInput{Tag: "T-3", Name: ptr("Dagros"), Sex: ptr("female"),
 			BirthDate: ptr("2024-01-01"), Breed: ptr("Angus"), EID: ptr("982000000000002")}}},
+		{method: "UpdateFarmAnimal", args: []any{f.ID, animal.ID, herdbook.AnimalInput{Tag: "T-4", Name: ptr("Dagros"), Sex: ptr("female"),
+			BirthDate: ptr("2024-01-01"), Breed: ptr("Angus"), EID: ptr("982000000000003")}}},
 		{method: "Animals", args: []any{f.ID, herdbook.AnimalFilter{AsOf: "2026-01-01", Status: "on_farm", Q: "T-"}}},
 		{method: "AnimalProfile", args: []any{animal.ID, "2026-01-01"}},
 		{method: "FarmAnimal", args: []any{f.ID, animal.ID, "2026-01-01"}},

@@ -231,7 +231,7 @@ func (h *Handler) updateAnimal(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	if _, err := h.svc.UpdateAnimal(r.Context(), id, in); err != nil {
+	if _, err := h.svc.UpdateFarmAnimal(r.Context(), farmID, id, in); err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	gen "github.com/herdbook/herdbook/ent"
@@ -14,8 +15,11 @@ import (
 	"github.com/herdbook/herdbook/ent/farmmember"
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
+	"github.com/herdbook/herdbook/ent/filerecord"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/schema/onfarm"
+	"github.com/herdbook/herdbook/internal/db/citus"
 )
 
 // The hooks of each tracked entity. unfiltered returns a context in which queries also see
@@ -24,7 +28,7 @@ import (
 // Farm numbers farms from the farm-level sequence and reports farm.* events.
 func Farm(unfiltered func(context.Context) context.Context) ent.Hook {
 	k := &kind{name: "farm", counter: globalCounter, isFarm: true, unfiltered: unfiltered,
-		load: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]any, error) {
+		load: func(ctx context.Context, c *gen.Client, ids, _ []uuid.UUID) (map[uuid.UUID]any, error) {
 			rows, err := c.Farm.Query().Where(farm.IDIn(ids...)).All(ctx)
 			return byID(rows, func(f *gen.Farm) (uuid.UUID, any) { return f.ID, farmData(f) }), err
 		}}
@@ -36,8 +40,10 @@ func Farm(unfiltered func(context.Context) context.Context) ent.Hook {
 func Member(unfiltered func(context.Context) context.Context) ent.Hook {
 	k := &kind{unfiltered: unfiltered,
 		farms: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
-			rows, err := c.FarmMember.Query().Where(farmmember.IDIn(ids...)).
-				Select(farmmember.FieldID, farmmember.FieldFarmID).All(ctx)
+			rows, err := onfarm.Lookup(ctx, len(ids), func(farm func(*sql.Selector)) ([]*gen.FarmMember, error) {
+				return c.FarmMember.Query().Where(farmmember.IDIn(ids...), farm).
+					Select(farmmember.FieldID, farmmember.FieldFarmID).All(ctx)
+			})
 			return farmsOf(rows, func(r *gen.FarmMember) (uuid.UUID, uuid.UUID) { return r.ID, r.FarmID }), err
 		},
 		after: func(ctx context.Context, c *gen.Client, _ ent.Mutation, _ []uuid.UUID, farms []uuid.UUID, _ any) error {
@@ -55,14 +61,16 @@ func Member(unfiltered func(context.Context) context.Context) ent.Hook {
 func Record(unfiltered func(context.Context) context.Context) ent.Hook {
 	k := &kind{name: "record", counter: farmCounter, unfiltered: unfiltered,
 		farms: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
-			rows, err := c.Record.Query().Where(record.IDIn(ids...)).Select(record.FieldID, record.FieldFarmID).All(ctx)
+			rows, err := onfarm.Lookup(ctx, len(ids), func(farm func(*sql.Selector)) ([]*gen.Record, error) {
+				return c.Record.Query().Where(record.IDIn(ids...), farm).Select(record.FieldID, record.FieldFarmID).All(ctx)
+			})
 			return farmsOf(rows, func(r *gen.Record) (uuid.UUID, uuid.UUID) { return r.ID, r.FarmID }), err
 		},
-		load: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]any, error) {
-			rows, err := c.Record.Query().Where(record.IDIn(ids...)).All(ctx)
+		load: func(ctx context.Context, c *gen.Client, ids, farms []uuid.UUID) (map[uuid.UUID]any, error) {
+			rows, err := c.Record.Query().Where(record.IDIn(ids...), citus.FarmOf(farms...)).All(ctx)
 			return byID(rows, func(r *gen.Record) (uuid.UUID, any) { return r.ID, recordData(r) }), err
 		},
-		tally: func(ctx context.Context, c *gen.Client, m ent.Mutation, ids []uuid.UUID) (int64, error) {
+		tally: func(ctx context.Context, c *gen.Client, m ent.Mutation, ids, farms []uuid.UUID) (int64, error) {
 			v, set := m.Field(record.FieldIsActive)
 			active, _ := v.(bool)
 			if m.Op().Is(ent.OpCreate) {
@@ -75,7 +83,7 @@ func Record(unfiltered func(context.Context) context.Context) ent.Hook {
 				return 0, nil
 			}
 			// Only the rows whose state flips count.
-			n, err := c.Record.Query().Where(record.IDIn(ids...), record.IsActive(!active)).Count(ctx)
+			n, err := c.Record.Query().Where(record.IDIn(ids...), citus.FarmOf(farms...), record.IsActive(!active)).Count(ctx)
 			if active {
 				return int64(n), err
 			}
@@ -88,11 +96,13 @@ func Record(unfiltered func(context.Context) context.Context) ent.Hook {
 func Animal(unfiltered func(context.Context) context.Context) ent.Hook {
 	k := &kind{name: "animal", counter: farmCounter, unfiltered: unfiltered,
 		farms: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
-			rows, err := c.Animal.Query().Where(animal.IDIn(ids...)).Select(animal.FieldID, animal.FieldFarmID).All(ctx)
+			rows, err := onfarm.Lookup(ctx, len(ids), func(farm func(*sql.Selector)) ([]*gen.Animal, error) {
+				return c.Animal.Query().Where(animal.IDIn(ids...), farm).Select(animal.FieldID, animal.FieldFarmID).All(ctx)
+			})
 			return farmsOf(rows, func(r *gen.Animal) (uuid.UUID, uuid.UUID) { return r.ID, r.FarmID }), err
 		},
-		load: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]any, error) {
-			rows, err := c.Animal.Query().Where(animal.IDIn(ids...)).All(ctx)
+		load: func(ctx context.Context, c *gen.Client, ids, farms []uuid.UUID) (map[uuid.UUID]any, error) {
+			rows, err := c.Animal.Query().Where(animal.IDIn(ids...), citus.FarmOf(farms...)).All(ctx)
 			return byID(rows, func(a *gen.Animal) (uuid.UUID, any) { return a.ID, animalData(a) }), err
 		}}
 	return k.hook()
@@ -102,11 +112,13 @@ func Animal(unfiltered func(context.Context) context.Context) ent.Hook {
 func Task(unfiltered func(context.Context) context.Context) ent.Hook {
 	k := &kind{name: "task", counter: farmCounter, unfiltered: unfiltered,
 		farms: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
-			rows, err := c.FarmTask.Query().Where(farmtask.IDIn(ids...)).Select(farmtask.FieldID, farmtask.FieldFarmID).All(ctx)
+			rows, err := onfarm.Lookup(ctx, len(ids), func(farm func(*sql.Selector)) ([]*gen.FarmTask, error) {
+				return c.FarmTask.Query().Where(farmtask.IDIn(ids...), farm).Select(farmtask.FieldID, farmtask.FieldFarmID).All(ctx)
+			})
 			return farmsOf(rows, func(r *gen.FarmTask) (uuid.UUID, uuid.UUID) { return r.ID, r.FarmID }), err
 		},
-		load: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]any, error) {
-			rows, err := c.FarmTask.Query().Where(farmtask.IDIn(ids...)).All(ctx)
+		load: func(ctx context.Context, c *gen.Client, ids, farms []uuid.UUID) (map[uuid.UUID]any, error) {
+			rows, err := c.FarmTask.Query().Where(farmtask.IDIn(ids...), citus.FarmOf(farms...)).All(ctx)
 			return byID(rows, func(t *gen.FarmTask) (uuid.UUID, any) { return t.ID, taskData(t) }), err
 		}}
 	return k.hook()
@@ -117,20 +129,27 @@ func Task(unfiltered func(context.Context) context.Context) ent.Hook {
 func File(unfiltered func(context.Context) context.Context) ent.Hook {
 	k := &kind{name: "file", unfiltered: unfiltered,
 		farms: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
-			rows, err := c.File.Query().Where(file.IDIn(ids...)).Select(file.FieldID, file.FieldFarmID).All(ctx)
+			rows, err := onfarm.Lookup(ctx, len(ids), func(farm func(*sql.Selector)) ([]*gen.File, error) {
+				return c.File.Query().Where(file.IDIn(ids...), farm).Select(file.FieldID, file.FieldFarmID).All(ctx)
+			})
 			return farmsOf(rows, func(r *gen.File) (uuid.UUID, uuid.UUID) { return r.ID, r.FarmID }), err
 		},
-		load: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]any, error) {
-			rows, err := c.File.Query().Where(file.IDIn(ids...)).All(ctx)
+		load: func(ctx context.Context, c *gen.Client, ids, farms []uuid.UUID) (map[uuid.UUID]any, error) {
+			rows, err := c.File.Query().Where(file.IDIn(ids...), citus.FarmOf(farms...)).All(ctx)
 			return byID(rows, func(f *gen.File) (uuid.UUID, any) { return f.ID, fileData(f) }), err
 		},
-		before: func(ctx context.Context, c *gen.Client, m ent.Mutation, ids []uuid.UUID) (any, error) {
+		before: func(ctx context.Context, c *gen.Client, m ent.Mutation, ids, farms []uuid.UUID) (any, error) {
 			if m.Op().Is(ent.OpCreate) {
 				return []uuid.UUID(nil), nil
 			}
-			return c.File.Query().Where(file.IDIn(ids...)).QueryRecords().IDs(unfiltered(ctx))
+			// The records the files show, from the links of the files' farms (on a cluster
+			// their shard), whether or not a record is active.
+			var touched []uuid.UUID
+			err := c.FileRecord.Query().Where(filerecord.FileIDIn(ids...), citus.FarmOf(farms...)).
+				Unique(true).Select(filerecord.FieldRecordID).Scan(ctx, &touched)
+			return touched, err
 		},
-		after: func(ctx context.Context, c *gen.Client, m ent.Mutation, _ []uuid.UUID, _ []uuid.UUID, before any) error {
+		after: func(ctx context.Context, c *gen.Client, m ent.Mutation, _ []uuid.UUID, farms []uuid.UUID, before any) error {
 			touched, _ := before.([]uuid.UUID)
 			for _, v := range slices.Concat(m.AddedIDs(file.EdgeRecords), m.RemovedIDs(file.EdgeRecords)) {
 				if id, ok := v.(uuid.UUID); ok && !slices.Contains(touched, id) {
@@ -140,7 +159,10 @@ func File(unfiltered func(context.Context) context.Context) ent.Hook {
 			if len(touched) == 0 {
 				return nil
 			}
-			return c.Record.Update().Where(record.IDIn(touched...)).Exec(ctx)
+			if len(farms) == 1 {
+				ctx = onfarm.With(ctx, farms[0]) // a file's records are of its farm
+			}
+			return c.Record.Update().Where(record.IDIn(touched...), citus.FarmOf(farms...)).Exec(ctx)
 		}}
 	return k.hook()
 }
@@ -154,12 +176,14 @@ func Notification(unfiltered func(context.Context) context.Context) ent.Hook {
 			notification.FieldNextAttemptAt: true, notification.FieldUpdatedAt: true,
 		},
 		farms: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
-			rows, err := c.Notification.Query().Where(notification.IDIn(ids...)).
-				Select(notification.FieldID, notification.FieldFarmID).All(ctx)
+			rows, err := onfarm.Lookup(ctx, len(ids), func(farm func(*sql.Selector)) ([]*gen.Notification, error) {
+				return c.Notification.Query().Where(notification.IDIn(ids...), farm).
+					Select(notification.FieldID, notification.FieldFarmID).All(ctx)
+			})
 			return farmsOf(rows, func(r *gen.Notification) (uuid.UUID, uuid.UUID) { return r.ID, r.FarmID }), err
 		},
-		load: func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]any, error) {
-			rows, err := c.Notification.Query().Where(notification.IDIn(ids...)).All(ctx)
+		load: func(ctx context.Context, c *gen.Client, ids, farms []uuid.UUID) (map[uuid.UUID]any, error) {
+			rows, err := c.Notification.Query().Where(notification.IDIn(ids...), citus.FarmOf(farms...)).All(ctx)
 			return byID(rows, func(n *gen.Notification) (uuid.UUID, any) { return n.ID, notificationData(n) }), err
 		}}
 	return k.hook()

@@ -26,10 +26,12 @@ import (
 	"time"
 
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	gen "github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/changecounter"
+	"github.com/herdbook/herdbook/ent/schema/onfarm"
 	"github.com/herdbook/herdbook/ent/webhookendpoint"
 )
 
@@ -84,17 +86,17 @@ type kind struct {
 	// farms returns the farm of each row, for bulk updates.
 	farms func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error)
 	// load returns the event data of each row.
-	load func(ctx context.Context, c *gen.Client, ids []uuid.UUID) (map[uuid.UUID]any, error)
+	load func(ctx context.Context, c *gen.Client, ids, farms []uuid.UUID) (map[uuid.UUID]any, error)
 	// before and after let a kind change others: a member's change is a change of its
 	// farm, a file's change one of the records that show it.
-	before func(ctx context.Context, c *gen.Client, m ent.Mutation, ids []uuid.UUID) (any, error)
+	before func(ctx context.Context, c *gen.Client, m ent.Mutation, ids, farms []uuid.UUID) (any, error)
 	after  func(ctx context.Context, c *gen.Client, m ent.Mutation, ids []uuid.UUID, farms []uuid.UUID, before any) error
 	// unfiltered returns a context in which queries also see soft-deleted rows.
 	unfiltered func(context.Context) context.Context
 	// tally, for records, returns how many of the rows the mutation makes active (a
 	// positive count) or inactive (negative), before it runs; the farm's counter row keeps
 	// the sum (ChangeCounter.records).
-	tally func(ctx context.Context, c *gen.Client, m ent.Mutation, ids []uuid.UUID) (int64, error)
+	tally func(ctx context.Context, c *gen.Client, m ent.Mutation, ids, farms []uuid.UUID) (int64, error)
 }
 
 // The generated mutations all have these methods; the hooks reach them through interfaces
@@ -150,13 +152,13 @@ func (k *kind) hook() ent.Hook {
 			}
 			var delta int64
 			if k.tally != nil {
-				if delta, err = k.tally(k.unfiltered(ctx), c, m, ids); err != nil {
+				if delta, err = k.tally(k.unfiltered(ctx), c, m, ids, farms); err != nil {
 					return nil, err
 				}
 			}
 			var prior any
 			if k.before != nil {
-				if prior, err = k.before(ctx, c, m, ids); err != nil {
+				if prior, err = k.before(ctx, c, m, ids, farms); err != nil {
 					return nil, err
 				}
 			}
@@ -212,6 +214,19 @@ func (k *kind) classify(m ent.Mutation) string {
 // update.
 func (k *kind) affected(ctx context.Context, c *gen.Client, m ent.Mutation) ([]uuid.UUID, map[uuid.UUID]uuid.UUID, error) {
 	farmOf := map[uuid.UUID]uuid.UUID{}
+	// A request that names its farm (onfarm) changes that farm's rows only: the mutation
+	// is narrowed to them, so its rows' farm is known without reading it, and on a cluster
+	// its statements stay on the farm's shard. A row of another farm is then not found.
+	if f, ok := onfarm.From(ctx); ok && !k.isFarm && !m.Op().Is(ent.OpCreate) {
+		if w, ok := m.(interface{ WhereP(...func(*sql.Selector)) }); ok {
+			w.WhereP(onfarm.Rows(ctx))
+			ids, err := m.(withIDs).IDs(k.unfiltered(ctx))
+			for _, id := range ids {
+				farmOf[id] = f
+			}
+			return ids, farmOf, err
+		}
+	}
 	switch op := m.Op(); {
 	case op.Is(ent.OpCreate), op.Is(ent.OpUpdateOne):
 		id, ok := m.(withID).ID()
@@ -222,17 +237,24 @@ func (k *kind) affected(ctx context.Context, c *gen.Client, m ent.Mutation) ([]u
 			farmOf[id] = id
 			return []uuid.UUID{id}, farmOf, nil
 		}
-		var (
-			v   ent.Value
-			err error
-		)
-		if op.Is(ent.OpCreate) {
-			var ok bool
-			if v, ok = m.Field("farm_id"); !ok {
-				return nil, nil, fmt.Errorf("herdbook: a tracked %s is created without its farm", m.Type())
+		if op.Is(ent.OpUpdateOne) {
+			// The row's farm, read on the farm the request names (onfarm) when it does.
+			farmOf, err := k.farms(k.unfiltered(ctx), c, []uuid.UUID{id})
+			if err != nil {
+				return nil, nil, err
 			}
-		} else if v, err = m.OldField(k.unfiltered(ctx), "farm_id"); err != nil {
-			return nil, nil, err
+			if _, ok := farmOf[id]; !ok {
+				// Gone: ent's own read answers with its not-found error.
+				if _, err := m.OldField(k.unfiltered(ctx), "farm_id"); err != nil {
+					return nil, nil, err
+				}
+				return nil, nil, fmt.Errorf("herdbook: the tracked %s %s to update is not found", m.Type(), id)
+			}
+			return []uuid.UUID{id}, farmOf, nil
+		}
+		v, ok := m.Field("farm_id")
+		if !ok {
+			return nil, nil, fmt.Errorf("herdbook: a tracked %s is created without its farm", m.Type())
 		}
 		farm, ok := v.(uuid.UUID)
 		if !ok {
@@ -428,6 +450,7 @@ func (st *txState) flush(ctx context.Context, c *gen.Client) error {
 		return out
 	}
 	wanted := map[*kind][]uuid.UUID{}
+	wantedFarms := map[*kind][]uuid.UUID{} // where to find them: the farms' shards
 	var order []*kind
 	for _, e := range st.events {
 		if len(listeners(e)) == 0 {
@@ -437,10 +460,13 @@ func (st *txState) flush(ctx context.Context, c *gen.Client) error {
 			order = append(order, e.kind)
 		}
 		wanted[e.kind] = append(wanted[e.kind], e.id)
+		if !slices.Contains(wantedFarms[e.kind], e.farm) {
+			wantedFarms[e.kind] = append(wantedFarms[e.kind], e.farm)
+		}
 	}
 	data := map[[2]string]any{}
 	for _, k := range order {
-		rows, err := k.load(k.unfiltered(ctx), c, wanted[k])
+		rows, err := k.load(k.unfiltered(ctx), c, wanted[k], wantedFarms[k])
 		if err != nil {
 			return err
 		}

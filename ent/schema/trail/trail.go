@@ -14,11 +14,14 @@ import (
 	"time"
 
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	gen "github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
+	"github.com/herdbook/herdbook/ent/schema/onfarm"
+	"github.com/herdbook/herdbook/internal/db/citus"
 )
 
 // Actions of audit entries.
@@ -242,7 +245,10 @@ func Hook(unfiltered func(context.Context) context.Context) ent.Hook {
 			if len(ids) == 0 {
 				return next.Mutate(ctx, m)
 			}
-			before, err := snapshots(unfiltered(ctx), cl, entity, ids)
+			// Read on the farm the request names (onfarm), then on the farms the rows are.
+			before, err := onfarm.Lookup(unfiltered(ctx), len(ids), func(farm func(*sql.Selector)) ([]snapshot, error) {
+				return snapshots(unfiltered(ctx), cl, entity, ids, farm)
+			})
 			if err != nil {
 				return nil, err
 			}
@@ -250,12 +256,26 @@ func Hook(unfiltered func(context.Context) context.Context) ent.Hook {
 			if err != nil {
 				return v, err
 			}
-			after, err := snapshots(unfiltered(ctx), cl, entity, ids)
+			var farms []uuid.UUID
+			for _, b := range before {
+				if !slices.Contains(farms, b.farm) {
+					farms = append(farms, b.farm)
+				}
+			}
+			after, err := snapshots(unfiltered(ctx), cl, entity, ids, citus.FarmOf(farms...))
 			if err != nil {
 				return nil, err
 			}
+			byID := func(rows []snapshot) map[uuid.UUID]snapshot {
+				out := make(map[uuid.UUID]snapshot, len(rows))
+				for _, r := range rows {
+					out[r.id] = r
+				}
+				return out
+			}
+			beforeOf, afterOf := byID(before), byID(after)
 			for _, id := range ids {
-				b, ok := before[id]
+				b, ok := beforeOf[id]
 				if !ok {
 					continue
 				}
@@ -271,7 +291,7 @@ func Hook(unfiltered func(context.Context) context.Context) ent.Hook {
 				if hasAction {
 					e.action = act.name
 				}
-				newSnap := after[id].values
+				newSnap := afterOf[id].values
 				for _, edge := range []string{"animals", "groups"} {
 					if added := m.AddedIDs(edge); len(added) > 0 {
 						newSnap["added_"+edge[:len(edge)-1]+"_ids"] = added
@@ -294,28 +314,29 @@ func Hook(unfiltered func(context.Context) context.Context) ent.Hook {
 
 // snapshot is a row as the trail shows it.
 type snapshot struct {
-	farm, record uuid.UUID
-	values       map[string]any
+	id, farm, record uuid.UUID
+	values           map[string]any
 }
 
-// snapshots reads the rows ids as the trail shows them, in one query.
-func snapshots(ctx context.Context, c *gen.Client, entity string, ids []uuid.UUID) (map[uuid.UUID]snapshot, error) {
-	out := make(map[uuid.UUID]snapshot, len(ids))
+// snapshots reads the rows ids of the farm predicate's farms as the trail shows them, in one
+// query.
+func snapshots(ctx context.Context, c *gen.Client, entity string, ids []uuid.UUID, farm func(*sql.Selector)) ([]snapshot, error) {
+	out := make([]snapshot, 0, len(ids))
 	if entity == EntityRecord {
-		rows, err := c.Record.Query().Where(record.IDIn(ids...)).All(ctx)
+		rows, err := c.Record.Query().Where(record.IDIn(ids...), farm).All(ctx)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range rows {
-			out[r.ID] = snapshot{farm: r.FarmID, record: r.ID, values: map[string]any{
+			out = append(out, snapshot{id: r.ID, farm: r.FarmID, record: r.ID, values: map[string]any{
 				"name": r.Name, "type": r.Type, "applied_at": r.AppliedAt.UTC(), "description": r.Description,
 				"acknowledge_withdrawal": r.AcknowledgeWithdrawal, "is_active": r.IsActive,
 				"voided_at": r.VoidedAt, "void_reason": r.VoidReason, "amends_id": r.AmendsID, "superseded_by_id": r.SupersededByID,
-			}}
+			}})
 		}
 		return out, nil
 	}
-	rows, err := c.RecordItem.Query().Where(recorditem.IDIn(ids...)).
+	rows, err := c.RecordItem.Query().Where(recorditem.IDIn(ids...), farm).
 		Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldFarmID, recorditem.FieldName, recorditem.FieldDescription,
 			recorditem.FieldMetadata, recorditem.FieldIsActive, recorditem.FieldVoidedAt, recorditem.FieldVoidReason,
 			recorditem.FieldAmendsID, recorditem.FieldSupersededByID).All(ctx)
@@ -323,10 +344,10 @@ func snapshots(ctx context.Context, c *gen.Client, entity string, ids []uuid.UUI
 		return nil, err
 	}
 	for _, it := range rows {
-		out[it.ID] = snapshot{farm: it.FarmID, record: it.RecordID, values: map[string]any{
+		out = append(out, snapshot{id: it.ID, farm: it.FarmID, record: it.RecordID, values: map[string]any{
 			"name": it.Name, "description": it.Description, "metadata": it.Metadata, "is_active": it.IsActive,
 			"voided_at": it.VoidedAt, "void_reason": it.VoidReason, "amends_id": it.AmendsID, "superseded_by_id": it.SupersededByID,
-		}}
+		}})
 	}
 	return out, nil
 }
