@@ -12,10 +12,10 @@ import (
 
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
-	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/db/citus"
 	"github.com/herdbook/herdbook/internal/herdbooktest"
 	"github.com/herdbook/herdbook/internal/seed"
 )
@@ -51,7 +51,7 @@ func TestEvidenceLoaderMatchesFullHistory(t *testing.T) {
 		app, ctx, farmID := seededFarm(t, d, 400, 1200)
 		history := func() []evidence.Fact {
 			items, err := d.Client.RecordItem.Query().
-				Where(recorditem.HasRecordWith(record.FarmID(farmID)), recorditem.FactKindNotNil()).All(ctx)
+				Where(recorditem.FarmID(farmID), recorditem.FactKindNotNil()).All(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,6 +208,11 @@ func TestReviewPlanOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	// The plan asked of is one PostgreSQL server's: a Citus coordinator plans a farm's
+	// statement for its shard, and a generic plan of a distributed table is not one it makes.
+	if onCitus, err := citus.Present(ctx, conn); err != nil || onCitus {
+		t.Skip("the generic plan of one PostgreSQL server; this database is a Citus coordinator")
+	}
 	// A test farm is small enough for a sequential scan to look cheaper: the question is
 	// which indexes the generic plan can use, not whether it prefers them on 300 records.
 	// VACUUM marks the pages visible, as autovacuum does, so that reading an index alone is

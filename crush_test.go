@@ -20,7 +20,6 @@ import (
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/group"
 	"github.com/herdbook/herdbook/ent/medicine"
-	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/treatmentreach"
 	"github.com/herdbook/herdbook/evidence"
@@ -286,7 +285,7 @@ func crushFixture(b *testing.B, app *herdbooktest.App, ctx context.Context, farm
 		b.Fatal(err)
 	}
 	n, err := c.RecordItem.Query().Where(recorditem.FactKind(string(evidence.KindIdentifier)),
-		recorditem.HasRecordWith(record.FarmID(farm))).Count(bg)
+		recorditem.FarmID(farm)).Count(bg)
 	if err != nil || n < crushAnimals {
 		b.Fatalf("identifiers %d: %v", n, err)
 	}

@@ -206,8 +206,8 @@ func (s *Service) RecordFeed(ctx context.Context, farmID uuid.UUID, p FeedPage) 
 	q := s.Client(ctx).Record.Query().Where(record.FarmID(farmID), changedAfter(since)).
 		WithItems(func(q *ent.RecordItemQuery) {
 			q.Where(recorditem.IsActive(true)).Order(ent.Asc(recorditem.FieldCreatedAt), ent.Asc(recorditem.FieldID))
-		}).
-		WithFiles(func(q *ent.FileQuery) { q.Where(file.IsActive(true)) })
+		}, itemsOf(farmID)).
+		WithFiles(func(q *ent.FileQuery) { q.Where(file.IsActive(true)) }, filesOf(farmID))
 	total, err := q.Clone().Count(all)
 	if err != nil || limit == 0 {
 		return []*ent.Record{}, total, since.String(), err

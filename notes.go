@@ -8,6 +8,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/animal"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recordanimal"
 )
 
 // NoteRecordName is the name the web app gives a note it writes about an animal (a record of
@@ -52,7 +53,7 @@ func (s *Service) AnimalNotes(ctx context.Context, farmID, animalID uuid.UUID, f
 		return []*ent.Record{}, nil
 	}
 	return c.Record.Query().
-		Where(record.FarmID(farmID), record.HasAnimalsWith(animal.ID(animalID)), record.DescriptionNotNil(), record.DescriptionNEQ("")).
+		Where(record.FarmID(farmID), record.HasAnimalLinksWith(recordanimal.AnimalID(animalID), recordanimal.FarmID(farmID)), record.DescriptionNotNil(), record.DescriptionNEQ("")).
 		Order(ent.Desc(record.FieldAppliedAt), ent.Desc(record.FieldCreatedAt), ent.Desc(record.FieldID)).
 		Limit(n).All(ctx)
 }

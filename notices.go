@@ -154,11 +154,11 @@ func (s *Service) deriveNotices(ctx context.Context, h *ent.Holding, farmIDs []u
 	}
 	items, err := c.RecordItem.Query().Where(
 		recorditem.FactKindIn(noticeFactKinds...),
-		recorditem.HasRecordWith(record.FarmIDIn(b.farms...)),
+		recorditem.FarmIDIn(b.farms...),
 	).Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata, recorditem.FieldIsActive,
 		recorditem.FieldVoidedAt, recorditem.FieldAmendsID, recorditem.FieldFactKind, recorditem.FieldFactSubject).
 		WithRecord(func(q *ent.RecordQuery) {
-			q.Select(record.FieldID, record.FieldFarmID, record.FieldIsActive, record.FieldVoidedAt, record.FieldAmendsID)
+			q.Where(farmOf(b.farms...)).Select(record.FieldID, record.FieldFarmID, record.FieldIsActive, record.FieldVoidedAt, record.FieldAmendsID)
 		}).All(all)
 	if err != nil {
 		return nil, err

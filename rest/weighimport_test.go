@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
-	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/evidence"
 	"github.com/herdbook/herdbook/internal/db"
@@ -61,7 +60,7 @@ func importWeighings(t *testing.T, app *herdbooktest.App, farmID uuid.UUID, toke
 func farmWeights(t *testing.T, d *db.DB, farmID uuid.UUID, tags map[string]string) []string {
 	t.Helper()
 	items, err := d.Client.RecordItem.Query().Where(recorditem.FactKind(string(evidence.KindWeight)),
-		recorditem.HasRecordWith(record.FarmID(farmID))).All(context.Background())
+		recorditem.FarmID(farmID)).All(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -252,7 +252,7 @@ func TestOnboardInBrowser(t *testing.T) {
 		one("the medicine", n, err)
 		n, err = d.Client.MedicinePurchase.Query().Where(medicinepurchase.FarmID(f.ID), medicinepurchase.Batch("B-2291"), medicinepurchase.FileIDNotNil()).Count(ctx)
 		one("the medicine purchase, its invoice a file", n, err)
-		purchases, err := d.Client.RecordItem.Query().Where(recorditem.FactKind("purchase"), recorditem.HasRecordWith(record.FarmID(f.ID))).
+		purchases, err := d.Client.RecordItem.Query().Where(recorditem.FactKind("purchase"), recorditem.FarmID(f.ID)).
 			WithRecord().All(ctx)
 		if err != nil || len(purchases) != 2 {
 			t.Fatalf("purchase facts: %d, %v; want two (the cow's, the calf's)", len(purchases), err)

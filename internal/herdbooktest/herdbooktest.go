@@ -38,12 +38,30 @@ import (
 // EnvPostgres names the PostgreSQL database tests also run on.
 const EnvPostgres = "HERDBOOK_TEST_DATABASE_URL"
 
+// EnvDialects, when set, keeps only the named databases of Dialects (a comma-separated list):
+// CI runs the suite a second time with HERDBOOK_TEST_DATABASE_URL at a Citus coordinator and
+// this set to "postgres", so that SQLite is not tested twice.
+const EnvDialects = "HERDBOOK_TEST_DIALECTS"
+
 // Dialects lists the databases tests run on: "sqlite", and "postgres" when configured.
 func Dialects() []string {
+	all := []string{"sqlite"}
 	if os.Getenv(EnvPostgres) != "" {
-		return []string{"sqlite", "postgres"}
+		all = append(all, "postgres")
 	}
-	return []string{"sqlite"}
+	only := os.Getenv(EnvDialects)
+	if only == "" {
+		return all
+	}
+	var out []string
+	for _, d := range all {
+		for _, o := range strings.Split(only, ",") {
+			if strings.TrimSpace(o) == d {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 // EachDB runs fn as a subtest per dialect, each on a fresh migrated database.
