@@ -135,6 +135,7 @@ func New(client *ent.Client, opts ...Option) *Service {
 	// Any write made with a request's context makes that request load the viewer's
 	// memberships again (request.go).
 	client.Use(forgetOnWrite)
+	client.Intercept(nodeFarmFilter)
 	return s
 }
 

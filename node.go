@@ -3,6 +3,7 @@ package herdbook
 import (
 	"context"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
@@ -14,12 +15,14 @@ import (
 	"github.com/herdbook/herdbook/ent/farmtask"
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/group"
+	"github.com/herdbook/herdbook/ent/intercept"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/notification"
 	"github.com/herdbook/herdbook/ent/record"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/thread"
 	"github.com/herdbook/herdbook/ent/user"
+	"github.com/herdbook/herdbook/internal/db/citus"
 )
 
 // nodeType finds the table of a UUID. Ids are random UUIDs shared with REST, so they do not
@@ -65,18 +68,20 @@ func (s *Service) Node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
 	if _, err := authenticate(ctx); err != nil {
 		return nil, err
 	}
-	table, err := s.nodeType(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.canRead(ctx, table, id); err != nil {
-		return nil, err
-	}
-	n, err := s.Client(ctx).Noder(ctx, id, ent.WithFixedNodeType(table))
-	if err != nil {
-		return nil, notFound(err, "node", id)
-	}
-	return n, nil
+	return nodeOnHintedFarm(ctx, func(ctx context.Context) (ent.Noder, error) {
+		table, err := s.nodeType(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.canRead(ctx, table, id); err != nil {
+			return nil, err
+		}
+		n, err := s.Client(ctx).Noder(ctx, id, ent.WithFixedNodeType(table))
+		if err != nil {
+			return nil, notFound(err, "node", id)
+		}
+		return n, nil
+	})
 }
 
 // Nodes returns the entities with the given ids; each one the viewer may not read is an error.
@@ -188,4 +193,54 @@ func (s *Service) canRead(ctx context.Context, table string, id uuid.UUID) error
 		}
 	}
 	return Errorf(ENOTFOUND, "node %s not found", id)
+}
+
+type farmHintKey struct{}
+
+// WithFarmHint tells the service which farm a request is about, when its transport knows it
+// (the web app's GraphQL requests name the farm of their page). A node found by its global
+// id, which names no farm, is then looked for on that farm first (on a Citus cluster, on its
+// shard alone), and everywhere only when it is not there. A hint never widens or narrows what
+// the viewer may read: the node's own farm is authorized as without it.
+func WithFarmHint(ctx context.Context, farm uuid.UUID) context.Context {
+	return context.WithValue(ctx, farmHintKey{}, farm)
+}
+
+type nodeFarmKey struct{}
+
+// farmTables are the tables with a farm_id column: the farm tables but those whose id is
+// the farm's (farms, change_counters).
+var farmTables = func() map[string]bool {
+	out := map[string]bool{}
+	for _, t := range citus.FarmTables {
+		out[t] = citus.DistributionColumn(t) == "farm_id"
+	}
+	return out
+}()
+
+// nodeFarmFilter is an interceptor of every query, traversal and eager load: within a node
+// lookup on a hinted farm (nodeOnHintedFarm), a farm table's rows are those of that farm.
+var nodeFarmFilter = intercept.TraverseFunc(func(ctx context.Context, q intercept.Query) error {
+	f, ok := ctx.Value(nodeFarmKey{}).(uuid.UUID)
+	if !ok {
+		return nil
+	}
+	q.WhereP(func(s *sql.Selector) {
+		if farmTables[s.TableName()] {
+			s.Where(sql.EQ(s.C("farm_id"), f))
+		}
+	})
+	return nil
+})
+
+// nodeOnHintedFarm runs find on the request's hinted farm first, then, when it found
+// nothing there (or there is no hint), everywhere.
+func nodeOnHintedFarm[T any](ctx context.Context, find func(context.Context) (T, error)) (T, error) {
+	if f, ok := ctx.Value(farmHintKey{}).(uuid.UUID); ok && f != uuid.Nil {
+		v, err := find(context.WithValue(ctx, nodeFarmKey{}, f))
+		if ErrorCode(err) != ENOTFOUND {
+			return v, err
+		}
+	}
+	return find(ctx)
 }

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"github.com/herdbook/herdbook/internal/tracing"
 	"net/http"
 
 	"entgo.io/contrib/entgql"
@@ -9,9 +8,11 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/google/uuid"
 
 	herdbook "github.com/herdbook/herdbook"
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/internal/tracing"
 )
 
 // APQCacheSize bounds the automatic persisted queries kept in memory (least recently used
@@ -19,6 +20,12 @@ import (
 // PERSISTED_QUERY_NOT_FOUND and sends the query again, so the bound costs a round trip,
 // never an answer, and hash-only requests cannot grow the server's memory.
 const APQCacheSize = 1000
+
+// FarmHintHeader names the farm a GraphQL request is about, as the web app sends it from the
+// page it is on: a node found by its global id is looked for on that farm first, which on a
+// Citus cluster is one shard rather than all (docs/scaling.md). Optional and only a hint: a
+// request without it, or with another farm, gets the same answers.
+const FarmHintHeader = "Herdbook-Farm"
 
 // NewHandler serves the graph: POST executes operations (mutations in one transaction each),
 // GET executes queries sent as URL parameters (cacheable reads; mutations are refused) and,
@@ -72,6 +79,11 @@ func NewHandlerWith(svc *herdbook.Service, client *ent.Client, opts Options) htt
 			return
 		}
 		// A withdrawal refusal names the argument the graph has.
-		srv.ServeHTTP(w, r.WithContext(herdbook.WithAcknowledgeField(r.Context(), "acknowledgeWithdrawal: true")))
+		ctx := herdbook.WithAcknowledgeField(r.Context(), "acknowledgeWithdrawal: true")
+		// The farm the request is about, when the client says (FarmHintHeader).
+		if f, err := uuid.Parse(r.Header.Get(FarmHintHeader)); err == nil {
+			ctx = herdbook.WithFarmHint(ctx, f)
+		}
+		srv.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

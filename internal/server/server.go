@@ -171,7 +171,7 @@ func corsFor(origin string) *cors.Cors {
 	return cors.New(cors.Options{
 		AllowedOrigins:   origins,
 		AllowedMethods:   []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions},
-		AllowedHeaders:   []string{"Authorization", "Content-Type", "X-Request-Id", "Idempotency-Key", "X-Api-Key", "Range", "If-Range", "If-None-Match"},
+		AllowedHeaders:   []string{"Authorization", "Content-Type", "X-Request-Id", "Idempotency-Key", "X-Api-Key", "Range", "If-Range", "If-None-Match", "Herdbook-Farm"},
 		ExposedHeaders:   []string{"X-Request-Id", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy", "Deprecation", "Content-Range", "Content-Disposition", "Accept-Ranges", "ETag"},
 		AllowCredentials: false,
 		MaxAge:           600,

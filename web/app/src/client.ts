@@ -11,6 +11,10 @@ export async function authFetch(input: RequestInfo | URL, init?: RequestInit): P
     const headers = new Headers(init?.headers);
     const token = await accessToken();
     if (token) headers.set('Authorization', `Bearer ${token}`);
+    // The farm of the page: the server looks a node up on that farm first (on a cluster, one
+    // shard rather than all). Only a hint: any answer is the same without it.
+    const farm = location.pathname.match(/^\/farms\/([0-9a-f-]{36})(?:\/|$)/)?.[1];
+    if (farm && !headers.has('Herdbook-Farm')) headers.set('Herdbook-Farm', farm);
     return fetch(input, { ...init, headers });
   };
   let res = await go();
