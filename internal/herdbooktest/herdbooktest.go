@@ -147,6 +147,9 @@ type Options struct {
 	RefusePrivateWebhooks bool
 	// Metrics, when set, measures the App's requests (metrics.New over the App's database).
 	Metrics *metrics.Metrics
+	// SecondNode makes the App another node of a database an earlier App set up: it
+	// shares that App's OAuth client, so the tokens of either work on both.
+	SecondNode bool
 	// ServiceOptions are given to the service after the App's own (a registry outbox's
 	// configuration, say).
 	ServiceOptions []herdbook.Option
@@ -213,6 +216,9 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 	tb.Cleanup(a.Server.Close)
 	if _, err := a.Issuer.EnsureWebClient(context.Background(), a.URL); err != nil {
 		tb.Fatal(err)
+	}
+	if o.SecondNode {
+		return a
 	}
 	if _, _, err := a.Issuer.CreateClient(context.Background(), oauth.ClientInput{
 		ClientID: "test-client", Name: "Test client", Scopes: herdbook.AllScopes,
