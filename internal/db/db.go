@@ -25,6 +25,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/internal/db/citus"
 )
 
 func init() {
@@ -52,6 +53,10 @@ type DB struct {
 	SQL *sql.DB
 	// Dialect is dialect.SQLite or dialect.Postgres.
 	Dialect string
+	// Citus is true when the PostgreSQL database is a Citus cluster's coordinator (it has
+	// the citus extension): the service's background sweeps then lease their work in the way
+	// a cluster allows (herdbook.WithCitus, docs/scaling.md).
+	Citus bool
 
 	queries atomic.Int64
 	// poolWait bounds the wait for a free connection, in nanoseconds (SetPoolWait).
@@ -176,6 +181,13 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		return nil, fmt.Errorf("connect to %s: %w", redact(rawURL), err)
 	}
 	d := &DB{SQL: pool, Dialect: dia}
+	if dia == dialect.Postgres {
+		var err error
+		if d.Citus, err = citus.Present(ctx, pool); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("ask %s for the citus extension: %w", redact(rawURL), err)
+		}
+	}
 	drv := &countingDriver{Driver: entsql.OpenDB(dia, pool), d: d}
 	d.Client = ent.NewClient(ent.Driver(drv))
 	return d, nil
@@ -259,6 +271,30 @@ func (t *countingTx) Query(ctx context.Context, query string, args, v any) error
 	t.d.seen(ctx, query, args)
 	ctx, end := t.d.span(ctx, query)
 	return end(columnTypesOnce(t.d.failed(query, t.Tx.Query(ctx, query, args, v)), v))
+}
+
+// ExecContext runs a statement ent has no builder for in the transaction (ent's
+// Client.ExecContext reaches it), counted and observed as ent's own: a Citus setting of the
+// transaction (herdbook's sweeps on a cluster).
+func (t *countingTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := t.Exec(ctx, query, args, &res)
+	return res, err
+}
+
+// QueryContext runs a query ent has no builder for in the transaction (ent's
+// Client.QueryContext reaches it), counted and observed as ent's own: an UPDATE … RETURNING.
+func (t *countingTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	q, ok := t.Tx.(interface {
+		QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	})
+	if !ok {
+		return nil, fmt.Errorf("the transaction cannot run %q", query)
+	}
+	t.d.seen(ctx, query, args)
+	ctx, end := t.d.span(ctx, query)
+	rows, err := q.QueryContext(ctx, query, args...)
+	return rows, end(t.d.failed(query, err))
 }
 
 // span starts a client span for a statement when the request's trace is recording (tracing
