@@ -31,7 +31,8 @@ type Lease struct {
 // and whose previous lease (if any) ran out, and counts the attempt. On PostgreSQL the
 // candidate rows are selected FOR UPDATE SKIP LOCKED, so concurrent workers on many nodes
 // take disjoint batches without waiting on each other; the lease itself is an UPDATE that
-// re-checks the lease, so even without row locks (SQLite) no row is leased twice.
+// re-checks the lease, so even without row locks (SQLite, a Citus cluster: WithCitus) no row
+// is leased twice.
 func (s *Service) LeaseNotifications(ctx context.Context, l Lease) ([]*ent.Notification, error) {
 	if l.Batch <= 0 || l.Duration <= 0 || l.Worker == "" || len(l.Types) == 0 {
 		return nil, errors.New("lease: worker, batch, duration and types are required")
@@ -40,31 +41,44 @@ func (s *Service) LeaseNotifications(ctx context.Context, l Lease) ([]*ent.Notif
 	var out []*ent.Notification
 	err := s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
-		now := s.nowUTC()
-		free := notification.Or(notification.LeaseUntilIsNil(), notification.LeaseUntilLTE(now))
-		q := c.Notification.Query().Where(
-			notification.StatusEQ(notification.StatusPENDING),
-			notification.TypeIn(l.Types...),
-			notification.NextAttemptAtLTE(now),
-			free,
-		)
-		if l.IDs != nil {
-			q.Where(notification.IDIn(l.IDs...))
-		}
-		ids, err := q.Order(ent.Asc(notification.FieldNextAttemptAt), ent.Asc(notification.FieldID)).
-			Limit(l.Batch).Where(skipLocked).IDs(ctx)
-		if err != nil || len(ids) == 0 {
+		if err := s.shardByShard(ctx); err != nil {
 			return err
 		}
-		n, err := c.Notification.Update().
-			Where(notification.IDIn(ids...), notification.StatusEQ(notification.StatusPENDING), free).
-			SetLeaseUntil(now.Add(l.Duration)).SetLeasedBy(token).AddAttempts(1).Save(ctx)
-		if err != nil || n == 0 {
+		for round := 1; ; round++ {
+			now := s.nowUTC()
+			free := notification.Or(notification.LeaseUntilIsNil(), notification.LeaseUntilLTE(now))
+			q := c.Notification.Query().Where(
+				notification.StatusEQ(notification.StatusPENDING),
+				notification.TypeIn(l.Types...),
+				notification.NextAttemptAtLTE(now),
+				free,
+			)
+			if l.IDs != nil {
+				q.Where(notification.IDIn(l.IDs...))
+			}
+			ids, err := q.Order(ent.Asc(notification.FieldNextAttemptAt), ent.Asc(notification.FieldID)).
+				Limit(l.Batch).Where(s.lockCandidates).IDs(ctx)
+			if err != nil || len(ids) == 0 {
+				return err
+			}
+			n, err := c.Notification.Update().
+				Where(notification.IDIn(ids...), notification.StatusEQ(notification.StatusPENDING), free).
+				SetLeaseUntil(now.Add(l.Duration)).SetLeasedBy(token).AddAttempts(1).Save(ctx)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				// Another node leased them first; on a cluster, where candidates are not
+				// skipped while locked, the next ones may be free.
+				if !s.citus || round == sweepRounds {
+					return nil
+				}
+				continue
+			}
+			out, err = c.Notification.Query().Where(notification.IDIn(ids...), notification.LeasedBy(token)).
+				Order(ent.Asc(notification.FieldNextAttemptAt), ent.Asc(notification.FieldID)).All(ctx)
 			return err
 		}
-		out, err = c.Notification.Query().Where(notification.IDIn(ids...), notification.LeasedBy(token)).
-			Order(ent.Asc(notification.FieldNextAttemptAt), ent.Asc(notification.FieldID)).All(ctx)
-		return err
 	})
 	return out, err
 }
@@ -121,8 +135,9 @@ func (s *Service) RecordDelivery(ctx context.Context, n *ent.Notification, sendE
 }
 
 func (s *Service) recordDelivery(ctx context.Context, n *ent.Notification, sendErr error, p RetryPolicy, now time.Time) (int, error) {
-	u := s.Client(ctx).Notification.Update().Where(
-		notification.ID(n.ID), notification.StatusEQ(notification.StatusPENDING), notification.LeasedBy(*n.LeasedBy),
+	// The farm named beside the id sends the statement to the farm's shard on a cluster.
+	u := s.Client(ctx).Notification.Update().Where(notification.ID(n.ID), notification.FarmID(n.FarmID),
+		notification.StatusEQ(notification.StatusPENDING), notification.LeasedBy(*n.LeasedBy),
 	).ClearLeaseUntil().ClearLeasedBy()
 	var perm *PermanentError
 	switch {
@@ -144,8 +159,8 @@ func (s *Service) ReleaseNotifications(ctx context.Context, ns []*ent.Notificati
 			if n.LeasedBy == nil {
 				continue
 			}
-			if err := s.Client(ctx).Notification.Update().Where(
-				notification.ID(n.ID), notification.StatusEQ(notification.StatusPENDING), notification.LeasedBy(*n.LeasedBy),
+			if err := s.Client(ctx).Notification.Update().Where(notification.ID(n.ID), notification.FarmID(n.FarmID),
+				notification.StatusEQ(notification.StatusPENDING), notification.LeasedBy(*n.LeasedBy),
 			).ClearLeaseUntil().ClearLeasedBy().AddAttempts(-1).Exec(ctx); err != nil {
 				return err
 			}

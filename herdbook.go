@@ -113,6 +113,9 @@ type Service struct {
 	derived *derivedCache
 	// registries configures the outbox that sends statutory notices (outbox.go).
 	registries *Registries
+	// citus says the database is a Citus cluster, whose sweeps lease without row locks
+	// (schedule.go, WithCitus).
+	citus bool
 }
 
 // Option configures a Service.

@@ -21,6 +21,7 @@ import (
 	"github.com/herdbook/herdbook/ent/notificationpreference"
 	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
+	"github.com/herdbook/herdbook/internal/db/citus"
 )
 
 // DefaultNotifyLookback is how far back the scheduler looks for things that fell due: a
@@ -71,13 +72,13 @@ func (s *Service) ScheduleDue(ctx context.Context) (ScheduleResult, error) {
 	}
 	res.Events += n
 	for {
-		events, notes, err := s.fanOut(ctx, nil)
+		events, notes, full, err := s.fanOut(ctx, nil)
 		if err != nil {
 			return res, fmt.Errorf("fan out events: %w", err)
 		}
 		res.FannedOut += events
 		res.Notifications += notes
-		if events < fanOutBatch {
+		if !full {
 			return res, nil
 		}
 	}
@@ -98,7 +99,9 @@ func (s *Service) scheduleTasks(ctx context.Context) (int, error) {
 	tasks, err := c.FarmTask.Query().Where(
 		farmtask.StatusEQ(farmtask.StatusTODO),
 		farmtask.DueDateGTE(from), farmtask.DueDateLT(today.AddDate(0, 0, 1)),
-	).WithAnimals(func(q *ent.AnimalQuery) { q.Select("id", "tag").Order(ent.Asc("tag")) }).All(ctx)
+	).WithAnimals(func(q *ent.AnimalQuery) {
+		q.Where(citus.LinkedOnFarm(farmtask.AnimalsTable)).Select("id", "tag").Order(ent.Asc("tag"))
+	}).All(ctx)
 	if err != nil || len(tasks) == 0 {
 		return 0, err
 	}
@@ -253,22 +256,78 @@ func skipLocked(sel *sql.Selector) {
 	}
 }
 
+// WithCitus tells the service that its database is a Citus cluster's coordinator (db.DB's
+// Citus, found when the database is opened). The background sweeps then lease their work
+// in the way a cluster allows: Citus refuses row locks on a statement over several shards
+// ("could not run distributed query with FOR UPDATE/SHARE commands"), and the sweeps read
+// every farm's rows. So on a cluster a sweep selects its candidates without locks and takes
+// them by a conditional UPDATE alone, which PostgreSQL checks again on a row that another
+// node's UPDATE changed meanwhile: a notification or a webhook delivery is leased by the
+// UPDATE that still finds it free, a scheduled event is claimed by the UPDATE … RETURNING
+// that still finds it unprocessed, and nothing is taken twice (docs/scaling.md, "Statements
+// that span farms").
+func WithCitus(on bool) Option { return func(s *Service) { s.citus = on } }
+
+// lockCandidates is skipLocked for a sweep's candidates, left out on a Citus cluster, where
+// the sweep takes its rows by a conditional UPDATE instead (WithCitus).
+func (s *Service) lockCandidates(sel *sql.Selector) {
+	if !s.citus {
+		skipLocked(sel)
+	}
+}
+
+// sweepRounds is how often a lease on a cluster selects candidates again when another node
+// took every one it had selected: without row locks two nodes select the same rows, and the
+// second node's UPDATE waits for the first to commit and then finds them taken.
+const sweepRounds = 3
+
+// shardByShard makes the multi-shard statements of the sweep's transaction run one shard
+// after another on a Citus cluster (citus.multi_shard_modify_mode sequential), and does
+// nothing elsewhere. Two nodes' conditional UPDATEs of the same rows then take the shards'
+// row locks in the same order, so that one waits for the other; run in parallel, each could
+// hold a row on one node that the other waits for, a deadlock across nodes that Citus breaks
+// only after seconds by failing one of them. It must be the transaction's first statement.
+func (s *Service) shardByShard(ctx context.Context) error {
+	if !s.citus {
+		return nil
+	}
+	_, err := s.Client(ctx).ExecContext(ctx, "SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")
+	return err
+}
+
 // fanOut turns one batch of unprocessed, due events (or the named ones) into notifications,
 // in one transaction of a constant number of statements: the events, the farms, the
 // members with their users, their preferences, the inserts, the processed mark. It returns
-// how many events and notifications it handled.
-func (s *Service) fanOut(ctx context.Context, only []uuid.UUID) (events, notes int, err error) {
+// how many events and notifications it handled, and whether it found a full batch (so that
+// more may be due).
+//
+// On PostgreSQL the events are locked as they are selected (skipped when another node holds
+// them) and marked processed at the end. On a Citus cluster, which cannot lock the rows of a
+// statement over every shard, they are selected without locks and claimed first, by an
+// UPDATE … RETURNING that marks those still unprocessed: the processed mark, moved to the
+// start of the same transaction. Another node's claim of the same events waits for this
+// transaction and then finds them processed, so each event is fanned out once (WithCitus).
+func (s *Service) fanOut(ctx context.Context, only []uuid.UUID) (events, notes int, full bool, err error) {
 	err = s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
+		if err := s.shardByShard(ctx); err != nil {
+			return err
+		}
 		now := s.nowUTC()
 		q := c.ScheduledEvent.Query().Where(scheduledevent.ProcessedAtIsNil(), scheduledevent.DueAtLTE(now))
 		if only != nil {
 			q.Where(scheduledevent.IDIn(only...))
 		}
 		evs, err := q.Order(ent.Asc(scheduledevent.FieldDueAt), ent.Asc(scheduledevent.FieldID)).
-			Limit(fanOutBatch).Where(skipLocked).All(ctx)
+			Limit(fanOutBatch).Where(s.lockCandidates).All(ctx)
 		if err != nil || len(evs) == 0 {
 			return err
+		}
+		full = len(evs) == fanOutBatch
+		if s.citus {
+			if evs, err = s.claimEvents(ctx, evs, now); err != nil || len(evs) == 0 {
+				return err
+			}
 		}
 		events = len(evs)
 		var farmIDs, eventIDs []uuid.UUID
@@ -350,9 +409,50 @@ func (s *Service) fanOut(ctx context.Context, only []uuid.UUID) (events, notes i
 			notes += n
 			creates = creates[n:]
 		}
+		if s.citus {
+			return nil // claimed, so marked, at the start
+		}
 		return c.ScheduledEvent.Update().Where(scheduledevent.IDIn(eventIDs...)).SetProcessedAt(now).Exec(ctx)
 	})
-	return events, notes, err
+	return events, notes, full, err
+}
+
+// claimEvents marks the events processed that are still unprocessed, and returns those: the
+// ones this transaction claimed (a Citus cluster's fanOut). It is one UPDATE … RETURNING,
+// which ent writes only with its builder; the cluster is PostgreSQL.
+func (s *Service) claimEvents(ctx context.Context, evs []*ent.ScheduledEvent, now time.Time) ([]*ent.ScheduledEvent, error) {
+	ids := make([]any, len(evs))
+	for i, e := range evs {
+		ids[i] = e.ID
+	}
+	query, args := sql.Dialect(dialect.Postgres).Update(scheduledevent.Table).
+		Set(scheduledevent.FieldProcessedAt, now).Set(scheduledevent.FieldUpdatedAt, scheduledevent.UpdateDefaultUpdatedAt()).
+		Where(sql.And(sql.In(scheduledevent.FieldID, ids...), sql.IsNull(scheduledevent.FieldProcessedAt))).
+		Returning(scheduledevent.FieldID).Query()
+	rows, err := s.Client(ctx).QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	claimed := map[uuid.UUID]bool{}
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		claimed[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := evs[:0]
+	for _, e := range evs {
+		if claimed[e.ID] {
+			e.ProcessedAt = &now
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 type channel struct {
@@ -499,7 +599,7 @@ func (s *Service) AdminTestNotification(ctx context.Context, userID uuid.UUID, f
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := s.fanOut(ctx, []uuid.UUID{ev.ID}); err != nil {
+	if _, _, _, err := s.fanOut(ctx, []uuid.UUID{ev.ID}); err != nil {
 		return nil, err
 	}
 	n, err := c.Notification.Query().Where(notification.ScheduledEventID(ev.ID)).Only(ctx)

@@ -12,6 +12,7 @@ import (
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/webhookdelivery"
 	"github.com/herdbook/herdbook/ent/webhookendpoint"
+	"github.com/herdbook/herdbook/internal/db/citus"
 )
 
 // WebhookLease asks for a batch of webhook deliveries to attempt.
@@ -29,8 +30,10 @@ type WebhookLease struct {
 // LeaseWebhookDeliveries leases up to l.Batch PENDING deliveries of enabled endpoints whose
 // next attempt is due and whose previous lease (if any) ran out, counts the attempt, and
 // returns them with their event and endpoint. As for notifications, the candidates are
-// selected FOR UPDATE SKIP LOCKED on PostgreSQL and leased by an UPDATE that re-checks the
-// lease, so no delivery is leased twice, on any database.
+// selected FOR UPDATE SKIP LOCKED on PostgreSQL (without locks on a Citus cluster:
+// WithCitus) and leased by an UPDATE that re-checks the lease, so no delivery is leased
+// twice, on any database. The endpoint is joined on the delivery's farm as well as its id,
+// as a cluster requires of a statement over every farm.
 func (s *Service) LeaseWebhookDeliveries(ctx context.Context, l WebhookLease) ([]*ent.WebhookDelivery, error) {
 	if l.Batch <= 0 || l.Duration <= 0 || l.Worker == "" {
 		return nil, errors.New("webhook lease: worker, batch and duration are required")
@@ -39,32 +42,44 @@ func (s *Service) LeaseWebhookDeliveries(ctx context.Context, l WebhookLease) ([
 	var out []*ent.WebhookDelivery
 	err := s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
-		now := s.nowUTC()
-		free := webhookdelivery.Or(webhookdelivery.LeaseUntilIsNil(), webhookdelivery.LeaseUntilLTE(now))
-		q := c.WebhookDelivery.Query().Where(
-			webhookdelivery.StatusEQ(webhookdelivery.StatusPENDING),
-			webhookdelivery.NextAttemptAtLTE(now),
-			free,
-			webhookdelivery.HasEndpointWith(webhookendpoint.Enabled(true)),
-		)
-		if l.IDs != nil {
-			q.Where(webhookdelivery.IDIn(l.IDs...))
-		}
-		ids, err := q.Order(ent.Asc(webhookdelivery.FieldNextAttemptAt), ent.Asc(webhookdelivery.FieldID)).
-			Limit(l.Batch).Where(skipLocked).IDs(ctx)
-		if err != nil || len(ids) == 0 {
+		if err := s.shardByShard(ctx); err != nil {
 			return err
 		}
-		n, err := c.WebhookDelivery.Update().
-			Where(webhookdelivery.IDIn(ids...), webhookdelivery.StatusEQ(webhookdelivery.StatusPENDING), free).
-			SetLeaseUntil(now.Add(l.Duration)).SetLeasedBy(token).AddAttempts(1).Save(ctx)
-		if err != nil || n == 0 {
+		for round := 1; ; round++ {
+			now := s.nowUTC()
+			free := webhookdelivery.Or(webhookdelivery.LeaseUntilIsNil(), webhookdelivery.LeaseUntilLTE(now))
+			q := c.WebhookDelivery.Query().Where(
+				webhookdelivery.StatusEQ(webhookdelivery.StatusPENDING),
+				webhookdelivery.NextAttemptAtLTE(now),
+				free,
+				citus.ParentOnFarm(webhookendpoint.Table, webhookdelivery.EndpointColumn, webhookendpoint.Enabled(true)),
+			)
+			if l.IDs != nil {
+				q.Where(webhookdelivery.IDIn(l.IDs...))
+			}
+			ids, err := q.Order(ent.Asc(webhookdelivery.FieldNextAttemptAt), ent.Asc(webhookdelivery.FieldID)).
+				Limit(l.Batch).Where(s.lockCandidates).IDs(ctx)
+			if err != nil || len(ids) == 0 {
+				return err
+			}
+			n, err := c.WebhookDelivery.Update().
+				Where(webhookdelivery.IDIn(ids...), webhookdelivery.StatusEQ(webhookdelivery.StatusPENDING), free).
+				SetLeaseUntil(now.Add(l.Duration)).SetLeasedBy(token).AddAttempts(1).Save(ctx)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				// Another node leased them first (on a cluster: LeaseNotifications).
+				if !s.citus || round == sweepRounds {
+					return nil
+				}
+				continue
+			}
+			out, err = c.WebhookDelivery.Query().Where(webhookdelivery.IDIn(ids...), webhookdelivery.LeasedBy(token)).
+				WithEvent().WithEndpoint().
+				Order(ent.Asc(webhookdelivery.FieldNextAttemptAt), ent.Asc(webhookdelivery.FieldID)).All(ctx)
 			return err
 		}
-		out, err = c.WebhookDelivery.Query().Where(webhookdelivery.IDIn(ids...), webhookdelivery.LeasedBy(token)).
-			WithEvent().WithEndpoint().
-			Order(ent.Asc(webhookdelivery.FieldNextAttemptAt), ent.Asc(webhookdelivery.FieldID)).All(ctx)
-		return err
 	})
 	return out, err
 }
@@ -135,8 +150,9 @@ func (s *Service) RecordWebhookAttempt(ctx context.Context, d *ent.WebhookDelive
 	now := s.nowUTC()
 	return s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
-		u := c.WebhookDelivery.Update().Where(webhookdelivery.ID(d.ID), webhookdelivery.StatusEQ(webhookdelivery.StatusPENDING),
-			webhookdelivery.LeasedBy(*d.LeasedBy)).ClearLeaseUntil().ClearLeasedBy()
+		// The farm named beside the id sends the statement to the farm's shard on a cluster.
+		u := c.WebhookDelivery.Update().Where(webhookdelivery.ID(d.ID), webhookdelivery.FarmID(d.FarmID),
+			webhookdelivery.StatusEQ(webhookdelivery.StatusPENDING), webhookdelivery.LeasedBy(*d.LeasedBy)).ClearLeaseUntil().ClearLeasedBy()
 		if o.StatusCode != 0 {
 			u.SetLastStatusCode(o.StatusCode)
 		} else {
@@ -189,7 +205,7 @@ func (s *Service) ReleaseWebhookDeliveries(ctx context.Context, ds []*ent.Webhoo
 			if d.LeasedBy == nil {
 				continue
 			}
-			if err := s.Client(ctx).WebhookDelivery.Update().Where(webhookdelivery.ID(d.ID),
+			if err := s.Client(ctx).WebhookDelivery.Update().Where(webhookdelivery.ID(d.ID), webhookdelivery.FarmID(d.FarmID),
 				webhookdelivery.StatusEQ(webhookdelivery.StatusPENDING), webhookdelivery.LeasedBy(*d.LeasedBy)).
 				ClearLeaseUntil().ClearLeasedBy().AddAttempts(-1).Exec(ctx); err != nil {
 				return err

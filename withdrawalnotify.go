@@ -17,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/ent/scheduledevent"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
 	"github.com/herdbook/herdbook/evidence"
+	"github.com/herdbook/herdbook/internal/db/citus"
 	"github.com/herdbook/herdbook/withdrawal"
 )
 
@@ -52,7 +53,7 @@ func (s *Service) scheduleWithdrawalEnds(ctx context.Context) (int, error) {
 		recorditem.FactKind(string(evidence.KindTreatment)),
 		recorditem.FactDateGTE(from.AddDate(0, 0, -maxPeriodDays).Format(time.DateOnly)),
 		recorditem.FactDateLT(today.AddDate(0, 0, 1).Format(time.DateOnly)),
-		recorditem.HasRecordWith(record.IsActive(true)),
+		citus.ParentOnFarm(record.Table, recorditem.RecordColumn, record.IsActive(true)),
 	).Select(recorditem.FieldID, recorditem.FieldRecordID, recorditem.FieldMetadata,
 		recorditem.FieldFactKind, recorditem.FieldFactSubject, recorditem.FieldFactGroup, recorditem.FieldFactDate).
 		WithRecord(func(q *ent.RecordQuery) { q.Select(record.FieldID, record.FieldFarmID) }).All(ctx)

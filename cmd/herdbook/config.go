@@ -352,7 +352,7 @@ func (e env) open(ctx context.Context, c *config, migrate bool) (*db.DB, *herdbo
 			return nil, nil, err
 		}
 	}
-	opts := c.serviceOptions
+	opts := append([]herdbook.Option{herdbook.WithCitus(d.Citus)}, c.serviceOptions...)
 	if c.PhoneRegion != "" {
 		opts = append(opts, herdbook.WithPhoneRegion(c.PhoneRegion))
 	}

@@ -197,7 +197,8 @@ func NewApp(tb testing.TB, d *db.DB, opts ...Options) *App {
 	if o.ServiceDB != nil {
 		data = o.ServiceDB
 	}
-	a.Service = herdbook.New(data.Client, svcOpts...)
+	// A Citus cluster's sweeps lease without row locks (herdbook.WithCitus).
+	a.Service = herdbook.New(data.Client, append([]herdbook.Option{herdbook.WithCitus(data.Citus)}, svcOpts...)...)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a.Server = httptest.NewUnstartedServer(nil)
 	// The production server's connection limits (header timeout, header size, idle).

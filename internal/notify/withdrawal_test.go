@@ -184,7 +184,7 @@ func TestWithdrawalEndsOnceTwoWorkers(t *testing.T) {
 	})
 	var wg sync.WaitGroup
 	for i, d := range []*db.DB{d1, d2} {
-		w := &notify.Worker{ID: fmt.Sprint("node-", i+1), Service: herdbook.New(d.Client, herdbook.WithClock(clk.Now)), Logger: quiet,
+		w := &notify.Worker{ID: fmt.Sprint("node-", i+1), Service: herdbook.New(d.Client, herdbook.WithClock(clk.Now), herdbook.WithCitus(d.Citus)), Logger: quiet,
 			Batch: 5, Parallel: 2, Senders: map[notification.Type]notify.Sender{notification.TypeSMS: counting}}
 		wg.Add(1)
 		go func() {

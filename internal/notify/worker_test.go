@@ -414,7 +414,7 @@ func TestExactlyOnceTwoWorkers(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, d := range []*db.DB{d1, d2} {
 		name := fmt.Sprintf("node-%d", i+1)
-		w := &notify.Worker{ID: name, Service: herdbook.New(d.Client, herdbook.WithClock(clk.Now)), Logger: quiet, Batch: 25, Parallel: 4,
+		w := &notify.Worker{ID: name, Service: herdbook.New(d.Client, herdbook.WithClock(clk.Now), herdbook.WithCitus(d.Citus)), Logger: quiet, Batch: 25, Parallel: 4,
 			Senders: map[notification.Type]notify.Sender{notification.TypeSMS: counting(name, sms.sender(t))}}
 		wg.Add(1)
 		go func() {
@@ -443,6 +443,70 @@ func TestExactlyOnceTwoWorkers(t *testing.T) {
 		t.Fatalf("provider received %d messages, want %d", n, want)
 	}
 	t.Logf("%d events → %d SMS delivered exactly once in %s; split %v", events, want, elapsed.Round(time.Millisecond), byWorker)
+}
+
+// TestFanOutOnceTwoNodes runs two nodes' schedulers at once over the due tasks of several
+// farms (on a Citus cluster, farms on several shards): every event is fanned out by exactly
+// one of them. The notifications' unique key would hide an event fanned out twice, so the
+// test counts the events each node claims. On plain PostgreSQL the events are skipped while
+// another node holds them; on a cluster they are claimed by UPDATE … RETURNING
+// (herdbook.WithCitus).
+func TestFanOutOnceTwoNodes(t *testing.T) {
+	t.Parallel()
+	if !strings.Contains(strings.Join(herdbooktest.Dialects(), " "), "postgres") {
+		t.Skip("needs PostgreSQL (set HERDBOOK_TEST_DATABASE_URL): SQLite runs a single in-process worker")
+	}
+	url := herdbooktest.ScratchURL(t, "postgres")
+	ctx := context.Background()
+	open := func() *db.DB {
+		d, err := db.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		return d
+	}
+	d1, d2 := open(), open()
+	if _, err := d1.Migrate(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	clk := newClock("2026-03-10T06:00:00Z")
+	app := herdbooktest.NewApp(t, d1, herdbooktest.Options{Clock: clk.Now})
+	owner := app.MustUser()
+	const farms, perFarm = 6, 150
+	for i := range farms {
+		f := app.MustFarm(owner, fmt.Sprint("Farm ", i+1))
+		mustTasks(t, d1.Client, f.ID, "Calving check", time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC), perFarm)
+	}
+	results := make([]herdbook.ScheduleResult, 2)
+	var wg sync.WaitGroup
+	for i, d := range []*db.DB{d1, d2} {
+		svc := herdbook.New(d.Client, herdbook.WithClock(clk.Now), herdbook.WithCitus(d.Citus))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := svc.ScheduleDue(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			results[i] = res
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	const want = farms * perFarm
+	if got := results[0].FannedOut + results[1].FannedOut; got != want {
+		t.Fatalf("events fanned out: %d + %d, want %d in all", results[0].FannedOut, results[1].FannedOut, want)
+	}
+	if n := d1.Client.ScheduledEvent.Query().Where(scheduledevent.ProcessedAtIsNil()).CountX(ctx); n != 0 {
+		t.Fatalf("%d events left unprocessed", n)
+	}
+	if n := d1.Client.Notification.Query().CountX(ctx); n != want {
+		t.Fatalf("%d notifications, want %d (the owner's in-app message of each event)", n, want)
+	}
+	t.Logf("%d events (citus: %v) fanned out %d + %d", want, d1.Citus, results[0].FannedOut, results[1].FannedOut)
 }
 
 type senderFunc func(context.Context, notify.Message) error

@@ -54,3 +54,42 @@ func farmColumnIn(col string, farms []uuid.UUID) *sql.Predicate {
 	}
 	return sql.In(col, ids...)
 }
+
+// Statements of the background sweeps (the scheduler, the delivery leases) read the rows of
+// every farm at once, so no farm can be named. A cluster still runs such a statement shard
+// by shard, without moving rows between nodes, when every join between farm tables equates
+// their farms as well as their ids; ent's own joins name the ids alone, which a cluster
+// refuses ("the query contains a join that requires repartitioning"). The two helpers below
+// are ent's joins with the farm added. On PostgreSQL and SQLite the added equality holds for
+// every pair the id joins (a child's farm_id is its parent's): the same rows, the same
+// statement count.
+
+// ParentOnFarm is ent's HasXWith for a many-to-one edge from a farm table (the column fk) to
+// its parent table: EXISTS a parent row with that id, on the same farm, matching ps.
+func ParentOnFarm[P ~func(*sql.Selector)](parent, fk string, ps ...P) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		t := sql.Table(parent)
+		sub := sql.Dialect(s.Dialect()).Select(t.C("id")).From(t).
+			Where(sql.And(sql.ColumnsEQ(s.C(fk), t.C("id")), sql.ColumnsEQ(s.C("farm_id"), t.C("farm_id"))))
+		for _, p := range ps {
+			p(sub)
+		}
+		s.Where(sql.Exists(sub))
+	}
+}
+
+// LinkedOnFarm is for ent's eager loading of a many-to-many edge through a link table across
+// farms (the scheduler's tasks with their animals): the neighbour's farm equals the link's.
+// ent joins the link table after the caller's predicates are added, so the link's column is
+// found when the statement is written, as in LinkedOf.
+func LinkedOnFarm(link string) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		s.Where(sql.P(func(b *sql.Builder) {
+			col := s.C("farm_id") // never taken: ent's loader always joins the link
+			if t, ok := s.JoinedTable(link); ok {
+				col = t.C("farm_id")
+			}
+			b.Join(sql.ColumnsEQ(s.C("farm_id"), col))
+		}))
+	}
+}
