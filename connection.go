@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"entgo.io/contrib/entgql"
+	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/google/uuid"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -16,6 +17,7 @@ import (
 	"github.com/herdbook/herdbook/ent/file"
 	"github.com/herdbook/herdbook/ent/message"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recordanimal"
 	"github.com/herdbook/herdbook/evidence"
 )
 
@@ -264,9 +266,13 @@ func (s *Service) RecordAnimalConnection(ctx context.Context, recordID uuid.UUID
 	if _, err := authenticate(ctx, ScopeReadAnimals); err != nil {
 		return nil, err
 	}
-	r, err := s.Client(ctx).Record.Get(ctx, recordID)
+	// By id alone, but on the request's hinted farm first (nodeOnHintedFarm).
+	r, err := nodeOnHintedFarm(ctx, func(ctx context.Context) (*ent.Record, error) {
+		r, err := s.Client(ctx).Record.Get(ctx, recordID)
+		return r, notFound(err, "record", recordID)
+	})
 	if err != nil {
-		return nil, notFound(err, "record", recordID)
+		return nil, err
 	}
 	if _, _, err := s.authorizeFarm(ctx, r.FarmID, RoleReader, ScopeReadRecords); err != nil {
 		return nil, err
@@ -282,7 +288,12 @@ func (s *Service) RecordAnimalConnection(ctx context.Context, recordID uuid.UUID
 		return nil, err
 	}
 	first, last := w.page()
-	c, err := q.Where(animal.HasRecordsWith(record.ID(recordID))).
+	// The record's links with its farm: the animals, their links and the record on one shard.
+	c, err := q.Where(func(s *sql.Selector) {
+		t := sql.Table(recordanimal.Table)
+		s.Where(sql.In(s.C(animal.FieldID), sql.Select(t.C(recordanimal.FieldAnimalID)).From(t).
+			Where(sql.And(sql.EQ(t.C(recordanimal.FieldRecordID), recordID), sql.EQ(t.C(recordanimal.FieldFarmID), r.FarmID)))))
+	}).
 		Paginate(ctx, w.After, first, w.Before, last, ent.WithAnimalOrder(order), ent.WithAnimalFilter(where.Filter))
 	notePageAnimals(ctx, c)
 	return c, err

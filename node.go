@@ -73,8 +73,15 @@ func (s *Service) Node(ctx context.Context, id uuid.UUID) (ent.Noder, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := s.canRead(ctx, table, id); err != nil {
+		owner, err := s.canRead(ctx, table, id)
+		if err != nil {
 			return nil, err
+		}
+		// The node and the edges its fields load are read on its farm: on a cluster, its
+		// shard, and ent's loads of a many-to-many edge join its link table on the farm
+		// (nodeFarmFilter), which a cluster cannot do by id alone.
+		if owner != uuid.Nil {
+			ctx = context.WithValue(ctx, nodeFarmKey{}, owner)
 		}
 		n, err := s.Client(ctx).Noder(ctx, id, ent.WithFixedNodeType(table))
 		if err != nil {
@@ -100,10 +107,18 @@ func (s *Service) Nodes(ctx context.Context, ids []uuid.UUID) ([]ent.Noder, erro
 	return out, nil
 }
 
-// canRead applies the read rule of the entity in table with the given id.
-func (s *Service) canRead(ctx context.Context, table string, id uuid.UUID) error {
+// canRead applies the read rule of the entity in table with the given id, and returns the
+// farm it belongs to when the rule read it (uuid.Nil otherwise).
+func (s *Service) canRead(ctx context.Context, table string, id uuid.UUID) (uuid.UUID, error) {
+	var owner uuid.UUID
+	err := s.readRule(ctx, table, id, func(f uuid.UUID) { owner = f })
+	return owner, err
+}
+
+func (s *Service) readRule(ctx context.Context, table string, id uuid.UUID, seen func(uuid.UUID)) error {
 	c := s.Client(ctx)
 	farmRead := func(farmID uuid.UUID, scope string) error {
+		seen(farmID)
 		_, _, err := s.authorizeFarm(ctx, farmID, RoleReader, scope)
 		return err
 	}
@@ -226,12 +241,25 @@ var nodeFarmFilter = intercept.TraverseFunc(func(ctx context.Context, q intercep
 		return nil
 	}
 	q.WhereP(func(s *sql.Selector) {
-		if farmTables[s.TableName()] {
-			s.Where(sql.EQ(s.C("farm_id"), f))
+		if !farmTables[s.TableName()] {
+			return
 		}
+		// Written when the statement is: ent's load of a many-to-many edge joins the link
+		// table after the predicates are added (as citus.LinkedOf does).
+		s.Where(sql.P(func(b *sql.Builder) {
+			b.Join(sql.EQ(s.C("farm_id"), f))
+			for _, link := range linkTables {
+				if t, ok := s.JoinedTable(link); ok {
+					b.WriteString(" AND ").Join(sql.EQ(t.C("farm_id"), f))
+				}
+			}
+		}))
 	})
 	return nil
 })
+
+// linkTables are the link tables of the many-to-many edges between farm tables.
+var linkTables = []string{"record_animals", "record_groups", "file_records", "farm_task_animals"}
 
 // nodeOnHintedFarm runs find on the request's hinted farm first, then, when it found
 // nothing there (or there is no hint), everywhere.

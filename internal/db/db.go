@@ -187,6 +187,19 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 			pool.Close()
 			return nil, fmt.Errorf("ask %s for the citus extension: %w", redact(rawURL), err)
 		}
+		if d.Citus {
+			// A transaction that read several shards in parallel (a holding's farms) may
+			// not then write a reference table (the holding): Citus refuses it unless the
+			// transaction's multi-shard statements run one connection a node. A farm's own
+			// statements go to one shard, which the mode does not slow.
+			cfg, _ := pgx.ParseConfig(dsn)
+			cfg.RuntimeParams["citus.multi_shard_modify_mode"] = "sequential"
+			pool.Close()
+			pool = stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(encodeUUIDs))
+			pool.SetMaxOpenConns(20)
+			pool.SetMaxIdleConns(10)
+			d.SQL = pool
+		}
 	}
 	drv := &countingDriver{Driver: entsql.OpenDB(dia, pool), d: d}
 	d.Client = ent.NewClient(ent.Driver(drv))

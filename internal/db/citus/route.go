@@ -40,6 +40,11 @@ func LinkedOf(link string, farms ...uuid.UUID) func(*sql.Selector) {
 				col = t.C("farm_id")
 			}
 			b.Join(farmColumnIn(col, farms))
+			if len(farms) > 1 && col != s.C("farm_id") {
+				// Of several farms, the link and its neighbour join on their farm too: a
+				// cluster joins two farm tables only on their distribution column.
+				b.WriteString(" AND ").Join(sql.ColumnsEQ(col, s.C("farm_id")))
+			}
 		})))
 	}
 }
