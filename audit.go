@@ -15,6 +15,8 @@ import (
 	"github.com/herdbook/herdbook/ent/factanimal"
 	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/record"
+	"github.com/herdbook/herdbook/ent/recordanimal"
+	"github.com/herdbook/herdbook/ent/recordgroup"
 	"github.com/herdbook/herdbook/ent/recorditem"
 	"github.com/herdbook/herdbook/ent/schema/onfarm"
 	"github.com/herdbook/herdbook/ent/schema/schematype"
@@ -154,10 +156,16 @@ func (s *Service) AmendRecord(ctx context.Context, farmID, id uuid.UUID, a Recor
 			in.Description = a.Description.Value
 		}
 		if !a.AssociationsSet {
-			if in.AnimalIDs, err = prev.QueryAnimals().IDs(ctx); err != nil {
+			// The record's links, read with its farm (a link to an animal or group deleted
+			// since is dropped by the new record's checks, as any inactive id is).
+			err := c.RecordAnimal.Query().Where(recordanimal.FarmID(farmID), recordanimal.RecordID(prev.ID)).
+				Select(recordanimal.FieldAnimalID).Scan(ctx, &in.AnimalIDs)
+			if err != nil {
 				return err
 			}
-			if in.GroupIDs, err = prev.QueryGroups().IDs(ctx); err != nil {
+			err = c.RecordGroup.Query().Where(recordgroup.FarmID(farmID), recordgroup.RecordID(prev.ID)).
+				Select(recordgroup.FieldGroupID).Scan(ctx, &in.GroupIDs)
+			if err != nil {
 				return err
 			}
 		}
@@ -321,7 +329,7 @@ func (s *Service) auditPredicates(farmID uuid.UUID, f AuditFilter) ([]predicate.
 		ps = append(ps, auditentry.UserID(u))
 	}
 	if u, ok := id("animal_id", f.AnimalID); ok {
-		ps = append(ps, auditOfAnimal(u))
+		ps = append(ps, auditOfAnimal(farmID, u))
 	}
 	from, okFrom := auditTime(&fe, "from", f.From, false)
 	to, okTo := auditTime(&fe, "to", f.To, true)
@@ -358,16 +366,20 @@ func auditTime(fe *fieldErrors, field, v string, end bool) (time.Time, bool) {
 
 // auditOfAnimal keeps the entries of records that apply to the animal, and of items whose
 // fact names it (in any role), through the join tables' animal indexes.
-func auditOfAnimal(animalID uuid.UUID) predicate.AuditEntry {
+// Every table names the farm, so that a cluster runs it on the farm's shard.
+func auditOfAnimal(farmID, animalID uuid.UUID) predicate.AuditEntry {
 	return func(sel *sql.Selector) {
 		d := sql.Dialect(sel.Dialect())
 		// Separate tables for each subquery: a join gives its table an alias.
 		ra, fa, fj, ri := sql.Table(record.AnimalsTable), sql.Table(factanimal.Table), sql.Table(factanimal.Table), sql.Table(recorditem.Table)
-		ofRecords := d.Select(ra.C(record.AnimalsPrimaryKey[0])).From(ra).Where(sql.EQ(ra.C(record.AnimalsPrimaryKey[1]), animalID))
-		ofItems := d.Select(fa.C(factanimal.FieldRecordItemID)).From(fa).Where(sql.EQ(fa.C(factanimal.FieldAnimalID), animalID))
+		ofRecords := d.Select(ra.C(record.AnimalsPrimaryKey[0])).From(ra).
+			Where(sql.And(sql.EQ(ra.C(record.AnimalsPrimaryKey[1]), animalID), sql.EQ(ra.C("farm_id"), farmID)))
+		ofItems := d.Select(fa.C(factanimal.FieldRecordItemID)).From(fa).
+			Where(sql.And(sql.EQ(fa.C(factanimal.FieldAnimalID), animalID), sql.EQ(fa.C(factanimal.FieldFarmID), farmID)))
 		recordsOfItems := d.Select(ri.C(recorditem.FieldRecordID)).From(ri).
 			Join(fj).On(ri.C(recorditem.FieldID), fj.C(factanimal.FieldRecordItemID)).
-			Where(sql.EQ(fj.C(factanimal.FieldAnimalID), animalID))
+			Where(sql.And(sql.EQ(fj.C(factanimal.FieldAnimalID), animalID), sql.EQ(fj.C(factanimal.FieldFarmID), farmID),
+				sql.EQ(ri.C(recorditem.FieldFarmID), farmID)))
 		sel.Where(sql.Or(
 			sql.In(sel.C(auditentry.FieldRecordID), ofRecords),
 			sql.In(sel.C(auditentry.FieldRecordItemID), ofItems),

@@ -176,7 +176,9 @@ func (s *Service) Farms(ctx context.Context, p Page) ([]*ent.Farm, int, error) {
 	q := s.farmQuery(ctx)
 	visibleFarms(v)(q)
 	total, err := q.Clone().Count(ctx)
-	if err != nil || limit == 0 {
+	// A page past the end is empty without asking: on a cluster the farm list is a statement
+	// on every shard, each asked for offset+limit rows, which overflows for a huge skip.
+	if err != nil || limit == 0 || offset >= total {
 		return []*ent.Farm{}, total, err
 	}
 	farms, err := q.Order(ent.Asc(farm.FieldCreatedAt), ent.Asc(farm.FieldID)).Offset(offset).Limit(limit).All(ctx)

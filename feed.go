@@ -299,7 +299,7 @@ func (s *Service) FarmTaskFeed(ctx context.Context, farmID uuid.UUID, q FarmTask
 		return nil, 0, "", err
 	}
 	tasks, err := query.Order(ent.Asc(farmtask.FieldChangeSeq), ent.Asc(farmtask.FieldID)).Limit(limit).
-		WithAnimals(func(q *ent.AnimalQuery) { q.Select("id") }).All(IncludeInactive(ctx))
+		WithAnimals(func(q *ent.AnimalQuery) { q.Select("id") }, taskAnimalsOf(farmID)).All(IncludeInactive(ctx))
 	if err != nil {
 		return nil, 0, "", err
 	}

@@ -17,6 +17,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -97,7 +98,22 @@ func (i *Issuer) now() time.Time { return (*i.clock.Load())().UTC() }
 // inTx runs fn in a transaction, committed when fn returns nil and rolled back otherwise.
 // Callers make a write their first statement: on SQLite a transaction that starts by reading
 // cannot wait for the write lock, one that starts by writing can.
+//
+// A transaction a deadlock detector chose to cancel runs again, up to twice: on a Citus
+// cluster, whose credentials live on the coordinator beside the users it copies to every
+// node, racing redemptions of one code can be taken for a distributed deadlock where one
+// PostgreSQL server would have queued them; run again, the loser finds the code used.
 func (i *Issuer) inTx(ctx context.Context, fn func(tx *ent.Client) error) (err error) {
+	for attempt := 0; ; attempt++ {
+		err = i.inTxOnce(ctx, fn)
+		var pg interface{ SQLState() string }
+		if attempt == 2 || !errors.As(err, &pg) || pg.SQLState() != "40P01" {
+			return err
+		}
+	}
+}
+
+func (i *Issuer) inTxOnce(ctx context.Context, fn func(tx *ent.Client) error) (err error) {
 	tx, err := i.client.Tx(ctx)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
