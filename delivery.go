@@ -41,9 +41,6 @@ func (s *Service) LeaseNotifications(ctx context.Context, l Lease) ([]*ent.Notif
 	var out []*ent.Notification
 	err := s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
-		if err := s.shardByShard(ctx); err != nil {
-			return err
-		}
 		for round := 1; ; round++ {
 			now := s.nowUTC()
 			free := notification.Or(notification.LeaseUntilIsNil(), notification.LeaseUntilLTE(now))

@@ -281,20 +281,6 @@ func (s *Service) lockCandidates(sel *sql.Selector) {
 // second node's UPDATE waits for the first to commit and then finds them taken.
 const sweepRounds = 3
 
-// shardByShard makes the multi-shard statements of the sweep's transaction run one shard
-// after another on a Citus cluster (citus.multi_shard_modify_mode sequential), and does
-// nothing elsewhere. Two nodes' conditional UPDATEs of the same rows then take the shards'
-// row locks in the same order, so that one waits for the other; run in parallel, each could
-// hold a row on one node that the other waits for, a deadlock across nodes that Citus breaks
-// only after seconds by failing one of them. It must be the transaction's first statement.
-func (s *Service) shardByShard(ctx context.Context) error {
-	if !s.citus {
-		return nil
-	}
-	_, err := s.Client(ctx).ExecContext(ctx, "SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")
-	return err
-}
-
 // fanOut turns one batch of unprocessed, due events (or the named ones) into notifications,
 // in one transaction of a constant number of statements: the events, the farms, the
 // members with their users, their preferences, the inserts, the processed mark. It returns
@@ -310,9 +296,6 @@ func (s *Service) shardByShard(ctx context.Context) error {
 func (s *Service) fanOut(ctx context.Context, only []uuid.UUID) (events, notes int, full bool, err error) {
 	err = s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
-		if err := s.shardByShard(ctx); err != nil {
-			return err
-		}
 		now := s.nowUTC()
 		q := c.ScheduledEvent.Query().Where(scheduledevent.ProcessedAtIsNil(), scheduledevent.DueAtLTE(now))
 		if only != nil {

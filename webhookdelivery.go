@@ -42,9 +42,6 @@ func (s *Service) LeaseWebhookDeliveries(ctx context.Context, l WebhookLease) ([
 	var out []*ent.WebhookDelivery
 	err := s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
-		if err := s.shardByShard(ctx); err != nil {
-			return err
-		}
 		for round := 1; ; round++ {
 			now := s.nowUTC()
 			free := webhookdelivery.Or(webhookdelivery.LeaseUntilIsNil(), webhookdelivery.LeaseUntilLTE(now))

@@ -156,25 +156,23 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 	default:
 		return nil, fmt.Errorf("database URL must start with postgres:// or sqlite://, got %q", redact(rawURL))
 	}
-	var pool *sql.DB
+	var (
+		pool *sql.DB
+		cfg  *pgx.ConnConfig
+	)
 	if driverName == "pgx" {
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
+		var err error
+		if cfg, err = pgx.ParseConfig(dsn); err != nil {
 			return nil, fmt.Errorf("database URL %s: %w", redact(rawURL), err)
 		}
-		pool = stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(encodeUUIDs))
+		pool = openPostgres(cfg)
 	} else {
 		var err error
 		if pool, err = sql.Open(driverName, dsn); err != nil {
 			return nil, err
 		}
-	}
-	if dia == dialect.SQLite {
 		// One writer at a time is SQLite's model; a small pool avoids lock storms.
 		pool.SetMaxOpenConns(4)
-	} else {
-		pool.SetMaxOpenConns(20)
-		pool.SetMaxIdleConns(10)
 	}
 	if err := pool.PingContext(ctx); err != nil {
 		pool.Close()
@@ -188,22 +186,31 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 			return nil, fmt.Errorf("ask %s for the citus extension: %w", redact(rawURL), err)
 		}
 		if d.Citus {
-			// A transaction that read several shards in parallel (a holding's farms) may
-			// not then write a reference table (the holding): Citus refuses it unless the
-			// transaction's multi-shard statements run one connection a node. A farm's own
-			// statements go to one shard, which the mode does not slow.
-			cfg, _ := pgx.ParseConfig(dsn)
+			// On a cluster every connection runs a transaction's multi-shard statements one
+			// connection a node (citus.multi_shard_modify_mode sequential). A transaction
+			// that read several shards in parallel (a holding's farms) may not then write a
+			// reference table (the holding), which Citus refuses; and two nodes' sweeps
+			// updating the same rows of every farm take the shards' row locks in the same
+			// order, so one waits for the other instead of a deadlock across nodes, which
+			// Citus breaks only after seconds by failing one. A farm's own statements go to
+			// one shard, which the mode does not slow.
 			cfg.RuntimeParams["citus.multi_shard_modify_mode"] = "sequential"
 			pool.Close()
-			pool = stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(encodeUUIDs))
-			pool.SetMaxOpenConns(20)
-			pool.SetMaxIdleConns(10)
+			pool = openPostgres(cfg)
 			d.SQL = pool
 		}
 	}
 	drv := &countingDriver{Driver: entsql.OpenDB(dia, pool), d: d}
 	d.Client = ent.NewClient(ent.Driver(drv))
 	return d, nil
+}
+
+// openPostgres opens a pool of pgx connections to cfg.
+func openPostgres(cfg *pgx.ConnConfig) *sql.DB {
+	pool := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(encodeUUIDs))
+	pool.SetMaxOpenConns(20)
+	pool.SetMaxIdleConns(10)
+	return pool
 }
 
 // encodeUUIDs teaches a new PostgreSQL connection to send a uuid.UUID parameter as the 16
@@ -284,15 +291,6 @@ func (t *countingTx) Query(ctx context.Context, query string, args, v any) error
 	t.d.seen(ctx, query, args)
 	ctx, end := t.d.span(ctx, query)
 	return end(columnTypesOnce(t.d.failed(query, t.Tx.Query(ctx, query, args, v)), v))
-}
-
-// ExecContext runs a statement ent has no builder for in the transaction (ent's
-// Client.ExecContext reaches it), counted and observed as ent's own: a Citus setting of the
-// transaction (herdbook's sweeps on a cluster).
-func (t *countingTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	var res sql.Result
-	err := t.Exec(ctx, query, args, &res)
-	return res, err
 }
 
 // QueryContext runs a query ent has no builder for in the transaction (ent's
