@@ -3,7 +3,6 @@ package herdbook
 import (
 	"context"
 
-	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
@@ -223,43 +222,17 @@ func WithFarmHint(ctx context.Context, farm uuid.UUID) context.Context {
 
 type nodeFarmKey struct{}
 
-// farmTables are the tables with a farm_id column: the farm tables but those whose id is
-// the farm's (farms, change_counters).
-var farmTables = func() map[string]bool {
-	out := map[string]bool{}
-	for _, t := range citus.FarmTables {
-		out[t] = citus.DistributionColumn(t) == "farm_id"
-	}
-	return out
-}()
-
 // nodeFarmFilter is an interceptor of every query, traversal and eager load: within a node
-// lookup on a hinted farm (nodeOnHintedFarm), a farm table's rows are those of that farm.
+// lookup on a farm (a hinted one, nodeOnHintedFarm, or the node's own, Node), a farm table's
+// rows and the link rows ent's loaders join are those of that farm (citus.OnFarm). It is
+// written when the statement is, since ent's load of a many-to-many edge joins the link table
+// after the predicates are added.
 var nodeFarmFilter = intercept.TraverseFunc(func(ctx context.Context, q intercept.Query) error {
-	f, ok := ctx.Value(nodeFarmKey{}).(uuid.UUID)
-	if !ok {
-		return nil
+	if f, ok := ctx.Value(nodeFarmKey{}).(uuid.UUID); ok {
+		q.WhereP(citus.OnFarm(f))
 	}
-	q.WhereP(func(s *sql.Selector) {
-		if !farmTables[s.TableName()] {
-			return
-		}
-		// Written when the statement is: ent's load of a many-to-many edge joins the link
-		// table after the predicates are added (as citus.LinkedOf does).
-		s.Where(sql.P(func(b *sql.Builder) {
-			b.Join(sql.EQ(s.C("farm_id"), f))
-			for _, link := range linkTables {
-				if t, ok := s.JoinedTable(link); ok {
-					b.WriteString(" AND ").Join(sql.EQ(t.C("farm_id"), f))
-				}
-			}
-		}))
-	})
 	return nil
 })
-
-// linkTables are the link tables of the many-to-many edges between farm tables.
-var linkTables = []string{"record_animals", "record_groups", "file_records", "farm_task_animals"}
 
 // nodeOnHintedFarm runs find on the request's hinted farm first, then, when it found
 // nothing there (or there is no hint), everywhere.

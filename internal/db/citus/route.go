@@ -35,18 +35,57 @@ func LinkedOf(link string, farms ...uuid.UUID) func(*sql.Selector) {
 			return
 		}
 		s.Where(sql.And(farmColumnIn(s.C("farm_id"), farms), sql.P(func(b *sql.Builder) {
-			col := s.C("farm_id") // never taken: ent's loader always joins the link
-			if t, ok := s.JoinedTable(link); ok {
-				col = t.C("farm_id")
-			}
+			col, joined := linkFarm(s, link)
 			b.Join(farmColumnIn(col, farms))
-			if len(farms) > 1 && col != s.C("farm_id") {
+			if len(farms) > 1 && joined {
 				// Of several farms, the link and its neighbour join on their farm too: a
 				// cluster joins two farm tables only on their distribution column.
 				b.WriteString(" AND ").Join(sql.ColumnsEQ(col, s.C("farm_id")))
 			}
 		})))
 	}
+}
+
+// OnFarm is the predicate of a lookup that must stay on one farm (a GraphQL node's, once its
+// farm is known): on a table with its own farm_id, the rows of farm, and the rows of any link
+// table ent's loader joins (LinkTables); on any other table (users), nothing.
+func OnFarm(farm uuid.UUID) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		if !hasFarmID[s.TableName()] {
+			return
+		}
+		s.Where(sql.P(func(b *sql.Builder) {
+			b.Join(sql.EQ(s.C("farm_id"), farm))
+			for _, link := range LinkTables {
+				if col, ok := linkFarm(s, link); ok {
+					b.WriteString(" AND ").Join(sql.EQ(col, farm))
+				}
+			}
+		}))
+	}
+}
+
+// hasFarmID holds the farm tables with a farm_id column of their own: all but those whose
+// id is the farm's.
+var hasFarmID = func() map[string]bool {
+	out := map[string]bool{}
+	for _, t := range FarmTables {
+		out[t] = DistributionColumn(t) == "farm_id"
+	}
+	return out
+}()
+
+// LinkTables are the link tables of the many-to-many edges between farm tables.
+var LinkTables = []string{"record_animals", "record_groups", "file_records", "farm_task_animals"}
+
+// linkFarm returns the farm_id column of link as joined to s, and whether ent's loader joined
+// it; when it did not, s's own farm_id. The join is added after the caller's predicates, so
+// this is asked when the statement is written (in a sql.P).
+func linkFarm(s *sql.Selector, link string) (string, bool) {
+	if t, ok := s.JoinedTable(link); ok {
+		return t.C("farm_id"), true
+	}
+	return s.C("farm_id"), false
 }
 
 func farmColumnIn(col string, farms []uuid.UUID) *sql.Predicate {
@@ -90,10 +129,7 @@ func ParentOnFarm[P ~func(*sql.Selector)](parent, fk string, ps ...P) func(*sql.
 func LinkedOnFarm(link string) func(*sql.Selector) {
 	return func(s *sql.Selector) {
 		s.Where(sql.P(func(b *sql.Builder) {
-			col := s.C("farm_id") // never taken: ent's loader always joins the link
-			if t, ok := s.JoinedTable(link); ok {
-				col = t.C("farm_id")
-			}
+			col, _ := linkFarm(s, link)
 			b.Join(sql.ColumnsEQ(s.C("farm_id"), col))
 		}))
 	}
