@@ -9,6 +9,7 @@ import (
 
 	"github.com/herdbook/herdbook/ent"
 	"github.com/herdbook/herdbook/ent/notification"
+	"github.com/herdbook/herdbook/ent/predicate"
 )
 
 // Lease asks for a batch of notifications to deliver.
@@ -41,43 +42,59 @@ func (s *Service) LeaseNotifications(ctx context.Context, l Lease) ([]*ent.Notif
 	var out []*ent.Notification
 	err := s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
-		for round := 1; ; round++ {
-			now := s.nowUTC()
-			free := notification.Or(notification.LeaseUntilIsNil(), notification.LeaseUntilLTE(now))
+		free := func(now time.Time) predicate.Notification {
+			return notification.Or(notification.LeaseUntilIsNil(), notification.LeaseUntilLTE(now))
+		}
+		ids, err := s.leaseRounds(func(now time.Time) ([]uuid.UUID, error) {
 			q := c.Notification.Query().Where(
 				notification.StatusEQ(notification.StatusPENDING),
 				notification.TypeIn(l.Types...),
 				notification.NextAttemptAtLTE(now),
-				free,
+				free(now),
 			)
 			if l.IDs != nil {
 				q.Where(notification.IDIn(l.IDs...))
 			}
-			ids, err := q.Order(ent.Asc(notification.FieldNextAttemptAt), ent.Asc(notification.FieldID)).
+			return q.Order(ent.Asc(notification.FieldNextAttemptAt), ent.Asc(notification.FieldID)).
 				Limit(l.Batch).Where(s.lockCandidates).IDs(ctx)
-			if err != nil || len(ids) == 0 {
-				return err
-			}
-			n, err := c.Notification.Update().
-				Where(notification.IDIn(ids...), notification.StatusEQ(notification.StatusPENDING), free).
+		}, func(now time.Time, ids []uuid.UUID) (int, error) {
+			return c.Notification.Update().
+				Where(notification.IDIn(ids...), notification.StatusEQ(notification.StatusPENDING), free(now)).
 				SetLeaseUntil(now.Add(l.Duration)).SetLeasedBy(token).AddAttempts(1).Save(ctx)
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				// Another node leased them first; on a cluster, where candidates are not
-				// skipped while locked, the next ones may be free.
-				if !s.citus || round == sweepRounds {
-					return nil
-				}
-				continue
-			}
-			out, err = c.Notification.Query().Where(notification.IDIn(ids...), notification.LeasedBy(token)).
-				Order(ent.Asc(notification.FieldNextAttemptAt), ent.Asc(notification.FieldID)).All(ctx)
+		})
+		if err != nil || len(ids) == 0 {
 			return err
 		}
+		out, err = c.Notification.Query().Where(notification.IDIn(ids...), notification.LeasedBy(token)).
+			Order(ent.Asc(notification.FieldNextAttemptAt), ent.Asc(notification.FieldID)).All(ctx)
+		return err
 	})
 	return out, err
+}
+
+// leaseRounds is a sweep's lease: pick selects up to a batch of free candidates, take
+// leases those still free by a conditional UPDATE and says how many it took. It returns the
+// candidates when take leased any, and none when there were none or another node leased them
+// all first; on a cluster, where candidates are not skipped while locked (lockCandidates),
+// the next ones may then be free, so it selects again, sweepRounds times at most.
+func (s *Service) leaseRounds(pick func(now time.Time) ([]uuid.UUID, error), take func(now time.Time, ids []uuid.UUID) (int, error)) ([]uuid.UUID, error) {
+	for round := 1; ; round++ {
+		now := s.nowUTC()
+		ids, err := pick(now)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		n, err := take(now, ids)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			return ids, nil
+		}
+		if !s.citus || round == sweepRounds {
+			return nil, nil
+		}
+	}
 }
 
 // RetryPolicy says how often and how far apart a failed delivery is tried again.

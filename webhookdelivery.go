@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/herdbook/herdbook/ent"
+	"github.com/herdbook/herdbook/ent/predicate"
 	"github.com/herdbook/herdbook/ent/webhookdelivery"
 	"github.com/herdbook/herdbook/ent/webhookendpoint"
 	"github.com/herdbook/herdbook/internal/db/citus"
@@ -42,41 +43,33 @@ func (s *Service) LeaseWebhookDeliveries(ctx context.Context, l WebhookLease) ([
 	var out []*ent.WebhookDelivery
 	err := s.inTx(ctx, func(ctx context.Context) error {
 		c := s.Client(ctx)
-		for round := 1; ; round++ {
-			now := s.nowUTC()
-			free := webhookdelivery.Or(webhookdelivery.LeaseUntilIsNil(), webhookdelivery.LeaseUntilLTE(now))
+		free := func(now time.Time) predicate.WebhookDelivery {
+			return webhookdelivery.Or(webhookdelivery.LeaseUntilIsNil(), webhookdelivery.LeaseUntilLTE(now))
+		}
+		ids, err := s.leaseRounds(func(now time.Time) ([]uuid.UUID, error) {
 			q := c.WebhookDelivery.Query().Where(
 				webhookdelivery.StatusEQ(webhookdelivery.StatusPENDING),
 				webhookdelivery.NextAttemptAtLTE(now),
-				free,
+				free(now),
 				citus.ParentOnFarm(webhookendpoint.Table, webhookdelivery.EndpointColumn, webhookendpoint.Enabled(true)),
 			)
 			if l.IDs != nil {
 				q.Where(webhookdelivery.IDIn(l.IDs...))
 			}
-			ids, err := q.Order(ent.Asc(webhookdelivery.FieldNextAttemptAt), ent.Asc(webhookdelivery.FieldID)).
+			return q.Order(ent.Asc(webhookdelivery.FieldNextAttemptAt), ent.Asc(webhookdelivery.FieldID)).
 				Limit(l.Batch).Where(s.lockCandidates).IDs(ctx)
-			if err != nil || len(ids) == 0 {
-				return err
-			}
-			n, err := c.WebhookDelivery.Update().
-				Where(webhookdelivery.IDIn(ids...), webhookdelivery.StatusEQ(webhookdelivery.StatusPENDING), free).
+		}, func(now time.Time, ids []uuid.UUID) (int, error) {
+			return c.WebhookDelivery.Update().
+				Where(webhookdelivery.IDIn(ids...), webhookdelivery.StatusEQ(webhookdelivery.StatusPENDING), free(now)).
 				SetLeaseUntil(now.Add(l.Duration)).SetLeasedBy(token).AddAttempts(1).Save(ctx)
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				// Another node leased them first (on a cluster: LeaseNotifications).
-				if !s.citus || round == sweepRounds {
-					return nil
-				}
-				continue
-			}
-			out, err = c.WebhookDelivery.Query().Where(webhookdelivery.IDIn(ids...), webhookdelivery.LeasedBy(token)).
-				WithEvent().WithEndpoint().
-				Order(ent.Asc(webhookdelivery.FieldNextAttemptAt), ent.Asc(webhookdelivery.FieldID)).All(ctx)
+		})
+		if err != nil || len(ids) == 0 {
 			return err
 		}
+		out, err = c.WebhookDelivery.Query().Where(webhookdelivery.IDIn(ids...), webhookdelivery.LeasedBy(token)).
+			WithEvent().WithEndpoint().
+			Order(ent.Asc(webhookdelivery.FieldNextAttemptAt), ent.Asc(webhookdelivery.FieldID)).All(ctx)
+		return err
 	})
 	return out, err
 }
