@@ -3,7 +3,9 @@ package db
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"strings"
 
 	"github.com/herdbook/herdbook/internal/db/citus"
@@ -19,25 +21,175 @@ func SQLiteDevURL(path string) string {
 // that they can run in parallel on one server; the migration generator uses one as its
 // scratch database.
 func ScratchPostgres(ctx context.Context, base string) (string, func(), error) {
-	admin, err := Open(ctx, base)
+	s, err := NewScratch(ctx, base, "scratch_"+randomHex(8))
 	if err != nil {
 		return "", nil, err
 	}
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	name := "scratch_" + hex.EncodeToString(b)
+	return s.URL, s.Drop, nil
+}
+
+// Scratch is a schema of its own in a PostgreSQL database, for a test: URL is bound to it
+// through search_path. The tests on a Citus cluster keep theirs once laid out and hand it,
+// emptied, to the next test (herdbooktest.MustDB): laying a schema out there takes seconds.
+type Scratch struct {
+	URL, Name string
+	admin     *DB
+}
+
+// NewScratch creates the schema name in the database at base.
+func NewScratch(ctx context.Context, base, name string) (*Scratch, error) {
+	admin, err := Open(ctx, base)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := admin.SQL.ExecContext(ctx, "CREATE SCHEMA "+name); err != nil {
 		admin.Close()
-		return "", nil, err
+		return nil, err
 	}
 	sep := "?"
 	if strings.Contains(base, "?") {
 		sep = "&"
 	}
-	return base + sep + "search_path=" + name, func() {
-		dropScratch(admin, name)
-		admin.Close()
-	}, nil
+	return &Scratch{URL: base + sep + "search_path=" + name, Name: name, admin: admin}, nil
+}
+
+// Drop drops the schema and everything in it.
+func (s *Scratch) Drop() {
+	dropScratch(s.admin, s.Name)
+	s.admin.Close()
+}
+
+// DropSchemas drops the schemas of the database at base that keep(name) refuses: the
+// scratch schemas a test process left behind when it ended.
+func DropSchemas(ctx context.Context, base, like string, keep func(name string) bool) (int, error) {
+	admin, err := Open(ctx, base)
+	if err != nil {
+		return 0, err
+	}
+	defer admin.Close()
+	rows, err := admin.SQL.QueryContext(ctx, "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1", like)
+	if err != nil {
+		return 0, err
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if !keep(n) {
+			names = append(names, n)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, n := range names {
+		dropScratch(admin, n)
+	}
+	return len(names), nil
+}
+
+// Empty deletes every row of the schema but its migrations' record, as one TRUNCATE, and
+// restarts its sequences: the schema is then as a fresh one laid out by Migrate. It waits
+// at most a few seconds for a table's lock (a connection the test left open), and fails
+// rather than wait longer.
+func (s *Scratch) Empty(ctx context.Context) error {
+	conn, err := s.admin.SQL.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	rows, err := conn.QueryContext(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relname <> $2 ORDER BY c.relname`, s.Name, revisionTable)
+	if err != nil {
+		return err
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return err
+		}
+		tables = append(tables, s.Name+"."+t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck
+	if _, err := tx.ExecContext(ctx, "SET LOCAL lock_timeout = '5s'"); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "TRUNCATE "+strings.Join(tables, ", ")+" RESTART IDENTITY CASCADE"); err != nil {
+		return fmt.Errorf("empty schema %s: %w", s.Name, err)
+	}
+	return tx.Commit()
+}
+
+// Fingerprint sums up the schema's shape: its tables' columns, constraints, indexes and
+// triggers, the migrations it records and, on a Citus cluster, how each table is laid out.
+// Two schemas made by the same migrations have the same fingerprint; a test that altered its
+// schema changes it, and its schema is then dropped rather than handed to another test.
+func (s *Scratch) Fingerprint(ctx context.Context) (string, error) {
+	conn, err := s.admin.SQL.Conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	parts := []string{`
+		SELECT 'column ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull
+			|| ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+		FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm') AND a.attnum > 0 AND NOT a.attisdropped`, `
+		SELECT 'constraint ' || c.relname || '.' || k.conname || ' ' || pg_get_constraintdef(k.oid)
+		FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1`, `
+		SELECT 'index ' || indexdef FROM pg_indexes WHERE schemaname = $1`, `
+		SELECT 'trigger ' || c.relname || '.' || t.tgname
+		FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND NOT t.tgisinternal`, `
+		SELECT 'relation ' || c.relname || ' ' || c.relkind::text
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1`,
+	}
+	if onCitus, err := citus.Present(ctx, conn); err != nil {
+		return "", err
+	} else if onCitus {
+		parts = append(parts, `
+		SELECT 'distributed ' || c.relname || ' ' || p.partmethod::text || ' ' || p.repmodel::text || ' '
+			|| coalesce(column_to_column_name(p.logicalrelid, p.partkey), '')
+			|| ' ' || (SELECT count(*) FROM pg_dist_shard s WHERE s.logicalrelid = p.logicalrelid)
+		FROM pg_dist_partition p JOIN pg_class c ON c.oid = p.logicalrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1`)
+	}
+	var sum string
+	q := "SELECT coalesce(md5(string_agg(replace(line, $1 || '.', ''), E'\\n' ORDER BY line)), '') FROM (" +
+		strings.Join(parts, " UNION ALL ") + ") AS shape(line)"
+	if err := conn.QueryRowContext(ctx, q, s.Name).Scan(&sum); err != nil {
+		return "", fmt.Errorf("fingerprint schema %s: %w", s.Name, err)
+	}
+	var versions sql.NullString
+	if err := conn.QueryRowContext(ctx, "SELECT string_agg(version, ',' ORDER BY version) FROM "+s.Name+"."+revisionTable).Scan(&versions); err != nil {
+		return "", fmt.Errorf("fingerprint schema %s: %w", s.Name, err)
+	}
+	return sum + " " + versions.String, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // dropScratch drops a scratch schema. On a Citus cluster it first takes the migrations' lock:
@@ -55,5 +207,5 @@ func dropScratch(admin *DB, name string) {
 			defer conn.ExecContext(ctx, "SELECT pg_advisory_unlock($1)", migrationLockID) //nolint:errcheck
 		}
 	}
-	_, _ = conn.ExecContext(ctx, "DROP SCHEMA "+name+" CASCADE")
+	_, _ = conn.ExecContext(ctx, "DROP SCHEMA IF EXISTS "+name+" CASCADE")
 }

@@ -94,10 +94,14 @@ func ScratchURL(tb testing.TB, dialect string) string {
 	return ""
 }
 
-// MustDB opens a fresh database of the dialect with every migration applied.
+// MustDB opens a fresh database of the dialect with every migration applied. On a Citus
+// cluster it is a schema an earlier test of the process used, emptied (scratchPool).
 func MustDB(tb testing.TB, dialect string) *db.DB {
 	tb.Helper()
 	ctx := context.Background()
+	if dialect == "postgres" && onCluster(tb) {
+		return pooledDB(tb)
+	}
 	d, err := db.Open(ctx, ScratchURL(tb, dialect))
 	if err != nil {
 		tb.Fatal(err)

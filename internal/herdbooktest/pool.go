@@ -1,0 +1,190 @@
+package herdbooktest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/herdbook/herdbook/internal/db"
+	"github.com/herdbook/herdbook/internal/db/citus"
+)
+
+// On a Citus cluster a test's schema costs seconds to make: its migrations, then the layout
+// that distributes each of its tables (docs/scaling.md), then a drop, each under the
+// migrations' lock, so one at a time across every test process. The suite on the coordinator
+// took 17 minutes of CI that way. A test process there keeps the schemas its tests used and
+// hands each, emptied by one TRUNCATE, to its next test: a process lays out only as many
+// schemas as it runs tests at once.
+//
+// A schema goes back to the pool only when its shape (db.Scratch.Fingerprint) is still that
+// of a freshly laid-out one: a test that altered its schema gets it dropped instead.
+//
+// The pooled schemas are named pooled_<process>_<n>, and the process holds an advisory lock
+// on its own number for as long as it runs: schemas whose process holds no such lock are
+// what an ended process left, and the first test of the next process drops them.
+var scratchPool schemaPool
+
+type schemaPool struct {
+	once    sync.Once
+	citus   bool
+	err     error
+	holder  *sql.Conn // holds the process's advisory lock
+	process uint32
+
+	mu    sync.Mutex
+	free  []*db.Scratch
+	shape string // the fingerprint of a freshly laid-out schema
+}
+
+// poolLockClass is the first key of the pooled schemas' advisory locks (the second is the
+// process's number).
+const poolLockClass = 7_426_181
+
+// onCluster reports whether the PostgreSQL database of EnvPostgres is a Citus coordinator,
+// and gets the pool ready the first time it is asked.
+func onCluster(tb testing.TB) bool {
+	tb.Helper()
+	base := os.Getenv(EnvPostgres)
+	if base == "" {
+		return false // ScratchURL skips the test
+	}
+	p := &scratchPool
+	p.once.Do(func() { p.err = p.start(base) })
+	if p.err != nil {
+		tb.Fatalf("PostgreSQL at %s: %v", EnvPostgres, p.err)
+	}
+	return p.citus
+}
+
+func (p *schemaPool) start(base string) error {
+	ctx := context.Background()
+	admin, err := db.Open(ctx, base)
+	if err != nil {
+		return err
+	}
+	if p.citus, err = citus.Present(ctx, admin.SQL); err != nil || !p.citus {
+		admin.Close()
+		return err
+	}
+	// The connection and its lock last as long as the process.
+	if p.holder, err = admin.SQL.Conn(ctx); err != nil {
+		return err
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	p.process = binary.BigEndian.Uint32(b[:]) &^ (1 << 31)
+	if _, err := p.holder.ExecContext(ctx, "SELECT pg_advisory_lock($1, $2)", poolLockClass, int32(p.process)); err != nil {
+		return fmt.Errorf("lock the scratch pool: %w", err)
+	}
+	live := map[uint32]bool{}
+	rows, err := p.holder.QueryContext(ctx, `SELECT objid::bigint FROM pg_locks
+		WHERE locktype = 'advisory' AND classid = $1 AND objsubid = 2 AND granted`, poolLockClass)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		live[uint32(n)] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	_, err = db.DropSchemas(ctx, base, `pooled\_%`, func(name string) bool {
+		n, ok := poolProcess(name)
+		return ok && live[n]
+	})
+	return err
+}
+
+// poolProcess is the number of the process that made a pooled schema.
+func poolProcess(name string) (uint32, bool) {
+	f := strings.Split(name, "_")
+	if len(f) != 3 || f[0] != "pooled" {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(f[1], 16, 32)
+	return uint32(n), err == nil
+}
+
+// pooledDB is MustDB on a Citus cluster: a free pooled schema, or a new one migrated and
+// laid out, returned to the pool after the test.
+func pooledDB(tb testing.TB) *db.DB {
+	tb.Helper()
+	ctx := context.Background()
+	p := &scratchPool
+	p.mu.Lock()
+	var s *db.Scratch
+	if n := len(p.free); n > 0 {
+		s, p.free = p.free[n-1], p.free[:n-1]
+	}
+	p.mu.Unlock()
+	fresh := s == nil
+	if fresh {
+		b := make([]byte, 4)
+		_, _ = rand.Read(b)
+		var err error
+		if s, err = db.NewScratch(ctx, os.Getenv(EnvPostgres), fmt.Sprintf("pooled_%08x_%s", p.process, hex.EncodeToString(b))); err != nil {
+			tb.Fatalf("PostgreSQL at %s is unreachable: %v", EnvPostgres, err)
+		}
+	}
+	d, err := db.Open(ctx, s.URL)
+	if err != nil {
+		s.Drop()
+		tb.Fatal(err)
+	}
+	d.SetPoolWait(time.Minute) // as MustDB's
+	if fresh {
+		if _, err := d.Migrate(ctx, nil); err != nil {
+			d.Close()
+			s.Drop()
+			tb.Fatal(err)
+		}
+		shape, err := s.Fingerprint(ctx)
+		if err != nil {
+			d.Close()
+			s.Drop()
+			tb.Fatal(err)
+		}
+		p.mu.Lock()
+		if p.shape == "" {
+			p.shape = shape
+		}
+		p.mu.Unlock()
+	}
+	tb.Cleanup(func() {
+		d.Close()
+		p.give(s)
+	})
+	return d
+}
+
+// give takes a schema back after its test: emptied when its shape is a fresh one's, dropped
+// otherwise.
+func (p *schemaPool) give(s *db.Scratch) {
+	ctx := context.Background()
+	shape, err := s.Fingerprint(ctx)
+	p.mu.Lock()
+	same := err == nil && shape == p.shape
+	p.mu.Unlock()
+	if !same || s.Empty(ctx) != nil {
+		s.Drop()
+		return
+	}
+	p.mu.Lock()
+	p.free = append(p.free, s)
+	p.mu.Unlock()
+}
