@@ -65,10 +65,12 @@ self.addEventListener('install', (event) => {
 });
 
 // A page that this worker controls sends the files it loaded ({keep: [url, …]}): kept if
-// they are not already.
+// they are not already. A page this worker did not claim at activation asks for it
+// ({claim: true}, main.tsx).
 self.addEventListener('message', (event) => {
   const keep = event.data && Array.isArray(event.data.keep) ? event.data.keep.filter((u) => typeof u === 'string') : null;
   if (keep) event.waitUntil(keepShell(keep).catch(() => undefined));
+  if (event.data && event.data.claim === true) event.waitUntil(self.clients.claim());
 });
 
 self.addEventListener('activate', (event) => {

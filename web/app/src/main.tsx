@@ -43,8 +43,16 @@ function keepLoaded() {
     .filter((u) => u.origin === location.origin && u.pathname.startsWith('/assets/')).map((u) => u.pathname);
   c.postMessage({ keep: own });
 }
+// A worker claims the pages open when it activates (public/sw.js); a page whose document was
+// still being made then (the callback page of a sign-in, reached while the worker installed)
+// can be left out, and stays uncontrolled with an active worker. It asks to be claimed.
+function claimWhenReady() {
+  void navigator.serviceWorker.ready.then((reg) => {
+    if (!navigator.serviceWorker.controller) reg.active?.postMessage({ claim: true });
+  });
+}
 if ('serviceWorker' in navigator) {
-  addEventListener('load', () => { registerWorker(0); keepLoaded(); });
+  addEventListener('load', () => { registerWorker(0); keepLoaded(); claimWhenReady(); });
   navigator.serviceWorker.addEventListener('controllerchange', keepLoaded);
 }
 
