@@ -59,9 +59,10 @@ func (s *Scratch) Drop() {
 	s.admin.Close()
 }
 
-// DropSchemas drops the schemas of the database at base that keep(name) refuses: the
-// scratch schemas a test process left behind when it ended.
-func DropSchemas(ctx context.Context, base, like string, keep func(name string) bool) (int, error) {
+// DropSchemas drops the schemas of the database at base named LIKE like that pick chooses
+// among them (called once, after they are listed): the scratch schemas a test process left
+// behind when it ended.
+func DropSchemas(ctx context.Context, base, like string, pick func(names []string) ([]string, error)) (int, error) {
 	admin, err := Open(ctx, base)
 	if err != nil {
 		return 0, err
@@ -78,12 +79,13 @@ func DropSchemas(ctx context.Context, base, like string, keep func(name string) 
 			rows.Close()
 			return 0, err
 		}
-		if !keep(n) {
-			names = append(names, n)
-		}
+		names = append(names, n)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if names, err = pick(names); err != nil {
 		return 0, err
 	}
 	for _, n := range names {

@@ -85,29 +85,42 @@ func (p *schemaPool) start(base string) error {
 	if _, err := p.holder.ExecContext(ctx, "SELECT pg_advisory_lock($1, $2)", poolLockClass, int32(p.process)); err != nil {
 		return fmt.Errorf("lock the scratch pool: %w", err)
 	}
-	live := map[uint32]bool{}
-	rows, err := p.holder.QueryContext(ctx, `SELECT objid::bigint FROM pg_locks
-		WHERE locktype = 'advisory' AND classid = $1 AND objsubid = 2 AND granted`, poolLockClass)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var n int64
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return err
-		}
-		live[uint32(n)] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	_, err = db.DropSchemas(ctx, base, `pooled\_%`, func(name string) bool {
-		n, ok := poolProcess(name)
-		return ok && live[n]
-	})
+	_, err = dropOrphans(ctx, base, p.holder)
 	return err
+}
+
+// dropOrphans drops the pooled schemas of processes that hold no advisory lock any more
+// (they ended) and returns how many. The schemas are listed before the locks are read: a
+// process takes its lock before it makes a schema, so one made after the list is not in it,
+// and one in the list is kept when its process still runs.
+func dropOrphans(ctx context.Context, base string, q *sql.Conn) (int, error) {
+	return db.DropSchemas(ctx, base, `pooled\_%`, func(names []string) ([]string, error) {
+		live := map[uint32]bool{}
+		rows, err := q.QueryContext(ctx, `SELECT objid::bigint FROM pg_locks
+			WHERE locktype = 'advisory' AND classid = $1 AND objsubid = 2 AND granted`, poolLockClass)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var n int64
+			if err := rows.Scan(&n); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			live[uint32(n)] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		var orphans []string
+		for _, name := range names {
+			if n, ok := poolProcess(name); !ok || !live[n] {
+				orphans = append(orphans, name)
+			}
+		}
+		return orphans, nil
+	})
 }
 
 // poolProcess is the number of the process that made a pooled schema.

@@ -2,6 +2,7 @@ package herdbooktest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -82,6 +83,53 @@ func TestPoolProcess(t *testing.T) {
 		n, ok := poolProcess(name)
 		if ok != want || (ok && n != 0xbeef) {
 			t.Errorf("poolProcess(%q) = %x, %v", name, n, ok)
+		}
+	}
+}
+
+// TestDropOrphans: the pooled schemas of a process that ended (no advisory lock on its
+// number) are dropped; those of a running process (its lock held) are kept. On any
+// PostgreSQL: the pool's bookkeeping is advisory locks and schemas.
+func TestDropOrphans(t *testing.T) {
+	base := os.Getenv(EnvPostgres)
+	if base == "" {
+		t.Skipf("%s is not set", EnvPostgres)
+	}
+	ctx := context.Background()
+	admin, err := db.Open(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	running, err := admin.SQL.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer running.Close()
+	// Two process numbers no test process draws at the same time (theirs have bit 31 clear
+	// and are random; these are fixed and set apart by the test's own run).
+	live, ended := uint32(0x7ffffff1), uint32(0x7ffffff2)
+	if _, err := running.ExecContext(ctx, "SELECT pg_advisory_lock($1, $2)", poolLockClass, int32(live)); err != nil {
+		t.Fatal(err)
+	}
+	defer running.ExecContext(ctx, "SELECT pg_advisory_unlock($1, $2)", poolLockClass, int32(live)) //nolint:errcheck
+	names := map[string]bool{fmt.Sprintf("pooled_%08x_aa", live): true, fmt.Sprintf("pooled_%08x_bb", ended): false}
+	for name := range names {
+		if _, err := admin.SQL.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+name); err != nil {
+			t.Fatal(err)
+		}
+		defer admin.SQL.ExecContext(ctx, "DROP SCHEMA IF EXISTS "+name) //nolint:errcheck
+	}
+	if _, err := dropOrphans(ctx, base, running); err != nil {
+		t.Fatal(err)
+	}
+	for name, kept := range names {
+		var n int
+		if err := admin.SQL.QueryRowContext(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname = $1", name).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if (n == 1) != kept {
+			t.Errorf("schema %s: there %v, want %v", name, n == 1, kept)
 		}
 	}
 }
