@@ -94,22 +94,13 @@ func (d *DB) migrateDir(ctx context.Context, dir migrate.Dir, version string, pr
 		` (version VARCHAR(64) PRIMARY KEY, description VARCHAR(255) NOT NULL, applied_at TIMESTAMP NOT NULL)`); err != nil {
 		return 0, fmt.Errorf("create revision table: %w", err)
 	}
-	done := map[string]bool{}
-	rows, err := conn.QueryContext(ctx, `SELECT version FROM `+revisionTable)
+	versions, err := queryStrings(ctx, conn, `SELECT version FROM `+revisionTable)
 	if err != nil {
 		return 0, err
 	}
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			rows.Close()
-			return 0, err
-		}
+	done := map[string]bool{}
+	for _, v := range versions {
 		done[v] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
 	}
 	onCitus := false
 	if d.Dialect == dialect.Postgres {

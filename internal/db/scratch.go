@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -21,7 +20,7 @@ func SQLiteDevURL(path string) string {
 // that they can run in parallel on one server; the migration generator uses one as its
 // scratch database.
 func ScratchPostgres(ctx context.Context, base string) (string, func(), error) {
-	s, err := NewScratch(ctx, base, "scratch_"+randomHex(8))
+	s, err := NewScratch(ctx, base, "scratch_")
 	if err != nil {
 		return "", nil, err
 	}
@@ -36,8 +35,9 @@ type Scratch struct {
 	admin     *DB
 }
 
-// NewScratch creates the schema name in the database at base.
-func NewScratch(ctx context.Context, base, name string) (*Scratch, error) {
+// NewScratch creates a schema in the database at base, named prefix and 16 random hex digits.
+func NewScratch(ctx context.Context, base, prefix string) (*Scratch, error) {
+	name := prefix + randomHex(8)
 	admin, err := Open(ctx, base)
 	if err != nil {
 		return nil, err
@@ -68,21 +68,8 @@ func DropSchemas(ctx context.Context, base, like string, pick func(names []strin
 		return 0, err
 	}
 	defer admin.Close()
-	rows, err := admin.SQL.QueryContext(ctx, "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1", like)
+	names, err := queryStrings(ctx, admin.SQL, "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1", like)
 	if err != nil {
-		return 0, err
-	}
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		names = append(names, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, err
 	}
 	if names, err = pick(names); err != nil {
@@ -104,22 +91,9 @@ func (s *Scratch) Empty(ctx context.Context) error {
 		return err
 	}
 	defer conn.Close()
-	rows, err := conn.QueryContext(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	tables, err := queryStrings(ctx, conn, `SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relname <> $2 ORDER BY c.relname`, s.Name, revisionTable)
 	if err != nil {
-		return err
-	}
-	var tables []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			rows.Close()
-			return err
-		}
-		tables = append(tables, s.Name+"."+t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	if len(tables) == 0 {
@@ -144,11 +118,6 @@ func (s *Scratch) Empty(ctx context.Context) error {
 // Two schemas made by the same migrations have the same fingerprint; a test that altered its
 // schema changes it, and its schema is then dropped rather than handed to another test.
 func (s *Scratch) Fingerprint(ctx context.Context) (string, error) {
-	conn, err := s.admin.SQL.Conn(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
 	parts := []string{`
 		SELECT 'column ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull
 			|| ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
@@ -163,11 +132,10 @@ func (s *Scratch) Fingerprint(ctx context.Context) (string, error) {
 		FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = $1 AND NOT t.tgisinternal`, `
 		SELECT 'relation ' || c.relname || ' ' || c.relkind::text
-		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1`,
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1`, `
+		SELECT 'revision ' || version FROM ` + s.Name + "." + revisionTable,
 	}
-	if onCitus, err := citus.Present(ctx, conn); err != nil {
-		return "", err
-	} else if onCitus {
+	if s.admin.Citus {
 		parts = append(parts, `
 		SELECT 'distributed ' || c.relname || ' ' || p.partmethod::text || ' ' || p.repmodel::text || ' '
 			|| coalesce(column_to_column_name(p.logicalrelid, p.partkey), '')
@@ -178,14 +146,28 @@ func (s *Scratch) Fingerprint(ctx context.Context) (string, error) {
 	var sum string
 	q := "SELECT coalesce(md5(string_agg(replace(line, $1 || '.', ''), E'\\n' ORDER BY line)), '') FROM (" +
 		strings.Join(parts, " UNION ALL ") + ") AS shape(line)"
-	if err := conn.QueryRowContext(ctx, q, s.Name).Scan(&sum); err != nil {
+	if err := s.admin.SQL.QueryRowContext(ctx, q, s.Name).Scan(&sum); err != nil {
 		return "", fmt.Errorf("fingerprint schema %s: %w", s.Name, err)
 	}
-	var versions sql.NullString
-	if err := conn.QueryRowContext(ctx, "SELECT string_agg(version, ',' ORDER BY version) FROM "+s.Name+"."+revisionTable).Scan(&versions); err != nil {
-		return "", fmt.Errorf("fingerprint schema %s: %w", s.Name, err)
+	return sum, nil
+}
+
+// queryStrings runs a query of one text column and returns its rows.
+func queryStrings(ctx context.Context, q citus.Queryer, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
 	}
-	return sum + " " + versions.String, nil
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 func randomHex(n int) string {
@@ -204,7 +186,7 @@ func dropScratch(admin *DB, name string) {
 		return
 	}
 	defer conn.Close()
-	if onCitus, err := citus.Present(ctx, conn); err == nil && onCitus {
+	if admin.Citus {
 		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrationLockID); err == nil {
 			defer conn.ExecContext(ctx, "SELECT pg_advisory_unlock($1)", migrationLockID) //nolint:errcheck
 		}
