@@ -38,3 +38,9 @@ func TextColumnsUnclassified(columns []string) []string {
 	slices.SortFunc(out, strings.Compare)
 	return out
 }
+
+// ReferencingFirst is referencingFirst, for its test.
+var ReferencingFirst = referencingFirst
+
+// Emptying is what Empty runs on s, once it has run.
+func (s *Scratch) Emptying() []string { return s.deletes }
