@@ -94,15 +94,22 @@ func ScratchURL(tb testing.TB, dialect string) string {
 	return ""
 }
 
-// MustDB opens a fresh database of the dialect with every migration applied. On a Citus
-// cluster it is a schema an earlier test of the process used, emptied (scratchPool).
+// MustDB opens a fresh database of the dialect with every migration applied. On SQLite it
+// is a copy of a file migrated once per test process (migratedSQLite); on PostgreSQL a schema
+// an earlier test of the process used, emptied, when one is free (scratchPool).
 func MustDB(tb testing.TB, dialect string) *db.DB {
 	tb.Helper()
 	ctx := context.Background()
-	if dialect == "postgres" && onCluster(tb) {
+	if dialect == "postgres" && pooling(tb) {
 		return pooledDB(tb)
 	}
-	d, err := db.Open(ctx, ScratchURL(tb, dialect))
+	url := ""
+	if dialect == "sqlite" {
+		url = migratedSQLite(tb)
+	} else {
+		url = ScratchURL(tb, dialect)
+	}
+	d, err := db.Open(ctx, url)
 	if err != nil {
 		tb.Fatal(err)
 	}

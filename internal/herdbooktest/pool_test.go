@@ -9,15 +9,14 @@ import (
 	"github.com/herdbook/herdbook/internal/db"
 )
 
-// TestScratchPool: on a Citus coordinator a test's schema goes, emptied, to the next test of
-// the process, unless the test changed its shape; then it is dropped.
+// TestScratchPool: on PostgreSQL (plain, or a Citus coordinator) a test's schema goes,
+// emptied, to the next test of the process, unless the test changed its shape; then it is
+// dropped.
 func TestScratchPool(t *testing.T) {
 	if os.Getenv(EnvPostgres) == "" {
 		t.Skipf("%s is not set", EnvPostgres)
 	}
-	if !onCluster(t) {
-		t.Skip("the pool is for a Citus coordinator; plain PostgreSQL makes a schema per test")
-	}
+	pooling(t)
 	ctx := context.Background()
 	schemaOf := func(t *testing.T, d *db.DB) string {
 		var s string
