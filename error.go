@@ -126,7 +126,7 @@ func Unavailable(err error) bool {
 		// Every connection of the pool stayed busy for the bounded wait (internal/db).
 		return pool.PoolExhausted()
 	case errors.As(err, &pg):
-		return unavailableState(pg.SQLState())
+		return unavailableState(pg.SQLState()) || commitLost(pg.SQLState(), err)
 	case errors.As(err, &sq):
 		// Primary result codes: SQLITE_BUSY (5) and SQLITE_LOCKED (6) outlived busy_timeout.
 		return sq.Code()&0xff == 5 || sq.Code()&0xff == 6
@@ -149,6 +149,17 @@ func unavailableState(state string) bool {
 		return true
 	}
 	return strings.HasPrefix(state, "08")
+}
+
+// commitLost tells Citus's error for a worker lost while the coordinator committed a
+// transaction that wrote to one of its shards ("could not commit transaction for shard … on
+// at least one active node", raised at COMMIT without a SQLSTATE of its own, so XX000). Citus
+// raises it for a placement whose connection failed or whose deferred constraint failed at
+// commit; Herdbook's constraints are none of them deferred, so here it is the outage: the
+// request was not acknowledged, and its retry, with its Idempotency-Key, is answered once the
+// worker is back (rest/citusoutage_test.go kills a worker during writes).
+func commitLost(state string, err error) bool {
+	return state == "XX000" && strings.Contains(err.Error(), "could not commit transaction for shard")
 }
 
 // ErrorFields returns the field problems of an EINVALID error.

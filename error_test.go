@@ -101,4 +101,17 @@ func TestUnavailableDatabases(t *testing.T) {
 			t.Fatalf("error %v, want EUNAVAILABLE", err)
 		}
 	})
+	t.Run("CitusCommitLost", func(t *testing.T) {
+		// A worker lost at COMMIT: Citus's placement_connection.c raises this without a
+		// SQLSTATE of its own. Any other internal error stays a 500.
+		lost := fmt.Errorf("commit: %w", &pgconn.PgError{Severity: "ERROR", Code: "XX000",
+			Message: "could not commit transaction for shard 102029 on at least one active node"})
+		if !herdbook.Unavailable(lost) {
+			t.Errorf("%v is not an outage", lost)
+		}
+		other := &pgconn.PgError{Severity: "ERROR", Code: "XX000", Message: "cache lookup failed for relation 16384"}
+		if herdbook.Unavailable(other) {
+			t.Errorf("%v is an outage", other)
+		}
+	})
 }
