@@ -101,9 +101,13 @@ func (s *Scratch) Empty(ctx context.Context) error {
 	}
 	defer conn.Close()
 	if s.deletes == nil {
-		if s.deletes, err = s.emptying(ctx, conn); err != nil {
+		// Kept only once worked out: after a failed query the next Empty asks again rather
+		// than taking an empty plan for a schema with nothing to delete.
+		deletes, err := s.emptying(ctx, conn)
+		if err != nil {
 			return err
 		}
+		s.deletes = deletes
 	}
 	if len(s.deletes) == 0 {
 		return nil
@@ -134,20 +138,27 @@ func (s *Scratch) Empty(ctx context.Context) error {
 // emptying answers the statements that empty the schema (Empty): a DELETE a table, those
 // that reference others before those they reference, or one TRUNCATE of every table when
 // deletes would not do. The schema's shape does not change between tests (the pool checks its
-// fingerprint), so Empty works this out once.
+// fingerprint), so Empty works this out once. A schema without tables answers an empty,
+// non-nil list: nothing to run, and nothing to work out again.
 func (s *Scratch) emptying(ctx context.Context, q citus.Queryer) ([]string, error) {
 	tables, err := queryStrings(ctx, q, `SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relname <> $2 ORDER BY c.relname`, s.Name, revisionTable)
-	if err != nil || len(tables) == 0 {
-		return []string{}, err
+	if err != nil {
+		return nil, err
+	}
+	if len(tables) == 0 {
+		return []string{}, nil
 	}
 	truncate := []string{"TRUNCATE " + strings.Join(tables, ", ") + " RESTART IDENTITY CASCADE"}
 	// Sequences to restart, or triggers a DELETE would fire (tgtype's bit 8): truncate.
 	others, err := queryStrings(ctx, q, `SELECT 'sequence' FROM pg_sequences WHERE schemaname = $1
 		UNION ALL SELECT 'trigger' FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = $1 AND NOT t.tgisinternal AND t.tgtype & 8 <> 0`, s.Name)
-	if err != nil || len(others) > 0 {
-		return truncate, err
+	if err != nil {
+		return nil, err
+	}
+	if len(others) > 0 {
+		return truncate, nil
 	}
 	// Each foreign key between two tables of the schema, as "referencing referenced".
 	keys, err := queryStrings(ctx, q, `SELECT n.nspname || '.' || a.relname || ' ' || m.nspname || '.' || b.relname

@@ -49,6 +49,9 @@ func TestScratchEmpty(t *testing.T) {
 			names = append(names, n)
 		}
 		tables.Close()
+		if err := tables.Err(); err != nil {
+			t.Fatal(err)
+		}
 		out := map[string]int{}
 		for _, n := range names {
 			var c int
