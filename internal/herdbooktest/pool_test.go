@@ -16,7 +16,6 @@ func TestScratchPool(t *testing.T) {
 	if os.Getenv(EnvPostgres) == "" {
 		t.Skipf("%s is not set", EnvPostgres)
 	}
-	pooling(t)
 	ctx := context.Background()
 	schemaOf := func(t *testing.T, d *db.DB) string {
 		var s string
